@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# A private root for libvirt on a development machine or in CI: runs a command in a private mount namespace
+# where /etc/libvirt, /run and /var are bind-mounted from ROOT, and /etc/passwd and /etc/group are copies that
+# know the users libvirt insists on (libvirt-qemu, qemu). Nothing the daemon writes reaches the host's own
+# directories (../shared/HOST-NOTES.md, "libvirt").
+#
+#   private-root.sh exec ROOT -- CMD [ARGS...]   run CMD inside the private root (foreground)
+#   private-root.sh libvirtd ROOT                start libvirtd there, wait for its socket, print its URI
+#   private-root.sh stop ROOT                    stop the libvirtd started by the command above, and its guests
+#
+# Everything runs as root. ROOT is created when missing.
+set -euo pipefail
+
+usage() { sed -n '2,11p' "$0" >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+verb=$1 root=$(realpath -m "$2")
+shift 2
+
+prepare_root() {
+  mkdir -p "$root"/etc/libvirt "$root"/run/libvirt "$root"/var/lib/libvirt/qemu "$root"/var/log/libvirt/qemu \
+    "$root"/var/cache/libvirt "$root"/var/run "$root"/var/tmp "$root"/tmp
+  chmod 1777 "$root"/var/tmp "$root"/tmp
+  cp /etc/passwd "$root"/etc/passwd
+  cp /etc/group "$root"/etc/group
+  # libvirtd checks its compiled-in user before it reads qemu.conf.
+  grep -q '^libvirt-qemu:' "$root"/etc/passwd || echo 'libvirt-qemu:x:64055:64055:libvirt qemu:/var/lib/libvirt:/usr/sbin/nologin' >>"$root"/etc/passwd
+  grep -q '^libvirt-qemu:' "$root"/etc/group || echo 'libvirt-qemu:x:64055:' >>"$root"/etc/group
+  grep -q '^qemu:' "$root"/etc/passwd || echo 'qemu:x:107:107:qemu:/var/lib/libvirt:/usr/sbin/nologin' >>"$root"/etc/passwd
+  grep -q '^qemu:' "$root"/etc/group || echo 'qemu:x:107:' >>"$root"/etc/group
+  grep -q '^libvirt:' "$root"/etc/group || echo 'libvirt:x:64056:' >>"$root"/etc/group
+  [[ -f "$root"/etc/libvirt/libvirtd.conf ]] || cat >"$root"/etc/libvirt/libvirtd.conf <<'CONF'
+unix_sock_dir = "/run/libvirt"
+unix_sock_rw_perms = "0777"
+auth_unix_rw = "none"
+auth_unix_ro = "none"
+listen_tcp = 0
+listen_tls = 0
+log_outputs = "3:stderr"
+CONF
+  [[ -f "$root"/etc/libvirt/qemu.conf ]] || cat >"$root"/etc/libvirt/qemu.conf <<'CONF'
+user = "root"
+group = "root"
+security_driver = "none"
+dynamic_ownership = 0
+remember_owner = 0
+cgroup_controllers = [ ]
+namespaces = [ ]
+stdio_handler = "file"
+CONF
+  [[ -f "$root"/etc/libvirt/virtlogd.conf ]] || printf 'log_outputs = "3:stderr"\n' >"$root"/etc/libvirt/virtlogd.conf
+}
+
+# The mount script runs inside the new namespace, then execs the command.
+enter() {
+  unshare -m --propagation private -- bash -c '
+    set -e
+    r=$1; shift
+    mount --bind "$r/etc/libvirt" /etc/libvirt
+    mount --bind "$r/etc/passwd" /etc/passwd
+    mount --bind "$r/etc/group" /etc/group
+    mount --bind "$r/run" /run
+    mount --bind "$r/var" /var
+    exec "$@"' private-root "$root" "$@"
+}
+
+uri() { echo "qemu+unix:///system?socket=$root/run/libvirt/libvirt-sock"; }
+
+case $verb in
+exec)
+  [[ ${1:-} == -- ]] && shift
+  [[ $# -ge 1 ]] || usage
+  prepare_root
+  enter "$@"
+  ;;
+libvirtd)
+  prepare_root
+  rm -f "$root"/run/libvirt/libvirt-sock "$root"/run/libvirtd.pid
+  # --daemon forks: the daemon stays in the private namespace after unshare's child exits.
+  enter /usr/sbin/libvirtd --daemon --pid-file /run/libvirtd.pid >"$root/libvirtd.log" 2>&1 || {
+    cat "$root/libvirtd.log" >&2
+    exit 1
+  }
+  for _ in $(seq 1 150); do
+    [[ -S "$root/run/libvirt/libvirt-sock" ]] && { uri; exit 0; }
+    sleep 0.1
+  done
+  echo "libvirtd did not create its socket within 15 s; its log:" >&2
+  cat "$root/libvirtd.log" >&2
+  exit 1
+  ;;
+stop)
+  pidfile="$root/run/libvirtd.pid"
+  if [[ -f $pidfile ]]; then
+    pid=$(cat "$pidfile")
+    # Guests first, so no QEMU outlives its daemon.
+    for q in $(pgrep -f "qemu-system.*$root" || true); do kill -TERM "$q" 2>/dev/null || true; done
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    rm -f "$pidfile"
+  fi
+  ;;
+*) usage ;;
+esac
