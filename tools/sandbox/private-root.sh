@@ -18,7 +18,9 @@ shift 2
 
 prepare_root() {
   mkdir -p "$root"/etc/libvirt "$root"/run/libvirt "$root"/var/lib/libvirt/qemu "$root"/var/log/libvirt/qemu \
-    "$root"/var/cache/libvirt "$root"/var/run "$root"/var/tmp "$root"/tmp
+    "$root"/var/cache/libvirt "$root"/var/tmp "$root"/tmp
+  # As on the host, /var/run is /run: KubeVirt's /var/run/kubevirt* paths and libvirt's /run/libvirt share one tree.
+  [[ -e "$root"/var/run || -L "$root"/var/run ]] || ln -s /run "$root"/var/run
   chmod 1777 "$root"/var/tmp "$root"/tmp
   cp /etc/passwd "$root"/etc/passwd
   cp /etc/group "$root"/etc/group
