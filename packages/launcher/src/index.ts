@@ -1,2 +1,17 @@
-// The face of @virt-launcher/launcher: everything other packages may use is exported here.
-export {};
+// The face of @virt-launcher/launcher: the generated cmd/info/notify contracts (so tools build clients from
+// the same protos) and a ready-made cmd client with KubeVirt's version handshake.
+export * as cmdV1 from './gen/kubevirt/cmd/v1/cmd.js';
+export * as cmdInfo from './gen/kubevirt/cmd/info/info.js';
+export * as notifyV1 from './gen/kubevirt/notify/v1/notify.js';
+export * as notifyInfo from './gen/kubevirt/notify/info/info.js';
+export { CmdClient, CmdService } from './gen/kubevirt/cmd/v1/cmd.js';
+export { CmdInfoClient, CmdInfoService } from './gen/kubevirt/cmd/info/info.js';
+export { NotifyClient, NotifyService } from './gen/kubevirt/notify/v1/notify.js';
+export { NotifyInfoClient, NotifyInfoService } from './gen/kubevirt/notify/info/info.js';
+export { connectLauncher, negotiateVersion, VersionMismatchError, clientCmdVersions } from './cmd-client.js';
+export type { LauncherClient } from './cmd-client.js';
+export type { CmdMethod, RequestOf, ResponseOf } from './cmd-server/rpc-table.js';
+export { parseFlags } from './flags.js';
+export type { LauncherFlags } from './flags.js';
+export { resolvePaths } from './paths.js';
+export type { LauncherPaths } from './paths.js';

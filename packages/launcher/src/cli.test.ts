@@ -1,0 +1,65 @@
+// The real binary over the real socket: handshake, Ping, explicit "unsupported", stale socket, clean exit.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connectLauncher } from './cmd-client.js';
+import { isSocket, makeRunRoot, removeRunRoot, startLauncher } from './testing/launcher-process.js';
+import type { LauncherProcess } from './testing/launcher-process.js';
+
+describe('virt-launcher binary (test:///default)', () => {
+  let root = '';
+  let launcher: LauncherProcess | undefined;
+
+  beforeEach(async () => {
+    root = await makeRunRoot();
+  });
+  afterEach(async () => {
+    await launcher?.stop('SIGKILL');
+    launcher = undefined;
+    await removeRunRoot(root);
+  });
+
+  it('serves CmdInfo and Ping on launcher-sock after "Marked as ready"', async () => {
+    launcher = startLauncher(root, ['--libvirt-uri', 'test:///default', '--name', 'a', '--namespace', 'ns']);
+    const ready = await launcher.waitForLog('Marked as ready');
+    expect(ready.component).toBe('virt-launcher');
+    expect(ready.pos).toMatch(/^[\w.-]+\.js:\d+$/);
+    expect(Number.isNaN(Date.parse(ready.timestamp))).toBe(false);
+    expect(await isSocket(launcher.readySocket)).toBe(true);
+    expect(await isSocket(join(root, 'var/run/kubevirt/sockets/launcher-init-sock'))).toBe(false);
+
+    const client = await connectLauncher(launcher.readySocket);
+    expect(client.version).toBe(1);
+    expect(await client.call('ping', {})).toEqual({ success: true, message: '' });
+    const migrate = await client.call('migrateVirtualMachine', { vmi: undefined, options: Buffer.alloc(0) });
+    expect(migrate).toEqual({ success: false, message: 'unsupported: MigrateVirtualMachine' });
+    const screenshot = await client.call('getScreenshot', { vmi: undefined, options: undefined });
+    expect(screenshot.response).toEqual({ success: false, message: 'unsupported: GetScreenshot' });
+    client.close();
+
+    expect(await launcher.stop('SIGTERM')).toBe(0);
+    expect(launcher.lines.map((l) => l.msg)).toContain('Exiting...');
+    expect(await isSocket(launcher.readySocket)).toBe(false);
+  });
+
+  it('starts despite a stale init socket left by a crash', async () => {
+    const sockets = join(root, 'var/run/kubevirt/sockets');
+    await mkdir(sockets, { recursive: true });
+    const stalePath = join(sockets, 'launcher-init-sock');
+    // A process that dies by SIGKILL while listening leaves its socket file behind, as a crashed launcher does.
+    const code = `require('net').createServer().listen(${JSON.stringify(stalePath)}, () => process.kill(process.pid, 'SIGKILL'))`;
+    spawnSync(process.execPath, ['-e', code]);
+    expect(await isSocket(stalePath)).toBe(true);
+    launcher = startLauncher(root, ['--libvirt-uri', 'test:///default']);
+    await launcher.waitForLog('Marked as ready');
+    const client = await connectLauncher(launcher.readySocket);
+    expect((await client.call('ping', {})).success).toBe(true);
+    client.close();
+  });
+
+  it('rejects an unknown flag with exit code 2', async () => {
+    launcher = startLauncher(root, ['--no-such-flag']);
+    expect(await launcher.exited).toBe(2);
+  });
+});

@@ -1,0 +1,54 @@
+// Turns a partial map of async RPC handlers into a full grpc-js implementation of kubevirt.cmd.v1.Cmd.
+// Every RPC not (yet) built answers success:false "unsupported: <Rpc>" — an explicit state the handler
+// reports, never a fake success — and a thrown error becomes success:false with KubeVirt's message text.
+import type { handleUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { CmdService } from '../gen/kubevirt/cmd/v1/cmd.js';
+import type { Response } from '../gen/kubevirt/cmd/v1/cmd.js';
+import { errorMessage } from '../errors.js';
+import { log } from '../log.js';
+
+export type CmdMethods = typeof CmdService;
+export type CmdMethod = keyof CmdMethods;
+export type RequestOf<K extends CmdMethod> = ReturnType<CmdMethods[K]['requestDeserialize']>;
+export type ResponseOf<K extends CmdMethod> = ReturnType<CmdMethods[K]['responseDeserialize']>;
+export type CmdHandlers = { [K in CmdMethod]?: (request: RequestOf<K>) => Promise<ResponseOf<K>> };
+
+/** The wire name of a method, e.g. `SyncVirtualMachine`. */
+export function rpcName(method: CmdMethod): string {
+  return CmdService[method].path.split('/').pop() ?? method;
+}
+
+export const ok = (): Response => ({ success: true, message: '' });
+
+/** A failure of the right response type: the plain Response or the wrapper carrying one in `response`. */
+export function failure<K extends CmdMethod>(method: K, message: string): ResponseOf<K> {
+  // Decoding an empty buffer yields the message with every field at its default: a generic constructor.
+  const empty = CmdService[method].responseDeserialize(Buffer.alloc(0)) as unknown as Record<string, unknown>;
+  if ('response' in empty) empty.response = { success: false, message };
+  else Object.assign(empty, { success: false, message });
+  return empty as unknown as ResponseOf<K>;
+}
+
+export function buildCmdImplementation(handlers: CmdHandlers): UntypedServiceImplementation {
+  const impl: UntypedServiceImplementation = {};
+  for (const method of Object.keys(CmdService) as CmdMethod[]) {
+    const handler = handlers[method] as ((req: unknown) => Promise<unknown>) | undefined;
+    const unary: handleUnaryCall<unknown, unknown> = (call, callback) => {
+      if (!handler) {
+        callback(null, failure(method, `unsupported: ${rpcName(method)}`));
+        return;
+      }
+      Promise.resolve()
+        .then(() => handler(call.request))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => {
+            log.error(`${rpcName(method)} failed`, { reason: errorMessage(err) });
+            callback(null, failure(method, errorMessage(err)));
+          },
+        );
+    };
+    impl[method] = unary;
+  }
+  return impl;
+}

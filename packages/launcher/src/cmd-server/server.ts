@@ -1,0 +1,64 @@
+// The kubevirt.cmd.v1 gRPC server on a Unix socket: CmdInfo and Cmd on one server (the handler's client
+// negotiates the version through CmdInfo before it builds a Cmd client), started on launcher-init-sock and
+// renamed to launcher-sock once it answers (cmd-contract §2, §6).
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { CmdInfoService } from '../gen/kubevirt/cmd/info/info.js';
+import type { CmdInfoServer } from '../gen/kubevirt/cmd/info/info.js';
+import { CmdService } from '../gen/kubevirt/cmd/v1/cmd.js';
+import { log } from '../log.js';
+import { buildCmdImplementation } from './rpc-table.js';
+import type { CmdHandlers } from './rpc-table.js';
+
+export const supportedCmdVersions = [1];
+
+export class CmdServer {
+  private readonly server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  private socketPath = '';
+
+  constructor(handlers: CmdHandlers) {
+    const info: CmdInfoServer = {
+      info: (_call, callback) => callback(null, { supportedCmdVersions }),
+    };
+    this.server.addService(CmdInfoService, info);
+    this.server.addService(CmdService, buildCmdImplementation(handlers));
+  }
+
+  get path(): string {
+    return this.socketPath;
+  }
+
+  /** Binds the socket; a stale file left by a crashed launcher is removed first (EADDRINUSE otherwise). */
+  async listen(socketPath: string): Promise<void> {
+    await mkdir(dirname(socketPath), { recursive: true, mode: 0o755 });
+    await rm(socketPath, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      this.server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
+    this.socketPath = socketPath;
+  }
+
+  /** Readiness: the handler only looks for launcher-sock. The listening socket survives the rename. */
+  async markReady(readySocket: string): Promise<void> {
+    await rm(readySocket, { force: true });
+    await rename(this.socketPath, readySocket);
+    this.socketPath = readySocket;
+    log.info('Marked as ready');
+  }
+
+  /** Graceful stop capped at 1 s, then forced, then the socket file is removed. */
+  async stop(): Promise<void> {
+    log.info('stopping cmd server');
+    const graceful = new Promise<boolean>((resolve) => this.server.tryShutdown(() => resolve(true)));
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000).unref());
+    if (await Promise.race([graceful, timeout])) log.info('cmd server stopped');
+    else {
+      log.info('timeout on stopping the cmd server, continuing anyway.');
+      this.server.forceShutdown();
+    }
+    if (this.socketPath) await rm(this.socketPath, { force: true });
+  }
+}

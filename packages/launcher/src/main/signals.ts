@@ -1,0 +1,36 @@
+// KubeVirt traps Interrupt/HUP/INT/TERM/QUIT; the first one starts the shutdown, later ones are swallowed.
+import { log } from '../log.js';
+
+const trapped: NodeJS.Signals[] = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGQUIT'];
+
+export interface StopSignal {
+  /** Resolves with the signal name the first time one arrives. */
+  readonly received: Promise<string>;
+  readonly stopped: boolean;
+  /** Lets internal causes (e.g. the domain is gone) take the same exit path. */
+  trigger(reason: string): void;
+}
+
+export function trapSignals(): StopSignal {
+  let resolve: (name: string) => void = () => {};
+  let stopped = false;
+  const received = new Promise<string>((r) => (resolve = r));
+  const trigger = (name: string): void => {
+    if (stopped) return;
+    stopped = true;
+    resolve(name);
+  };
+  for (const sig of trapped) {
+    process.on(sig, () => {
+      if (!stopped) log.info(`Received signal ${sig}`);
+      trigger(sig);
+    });
+  }
+  return {
+    received,
+    get stopped() {
+      return stopped;
+    },
+    trigger,
+  };
+}

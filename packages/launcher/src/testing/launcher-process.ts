@@ -1,0 +1,121 @@
+// Test helper: runs the built virt-launcher binary as a real process and collects its JSON log lines.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const cliPath = resolve(fileURLToPath(import.meta.url), '../../../dist/cli.js');
+
+export interface LogLine {
+  level: string;
+  msg: string;
+  pos: string;
+  component: string;
+  timestamp: string;
+  [key: string]: unknown;
+}
+
+export class LauncherProcess {
+  readonly lines: LogLine[] = [];
+  readonly stderr: string[] = [];
+  readonly exited: Promise<number | null>;
+  private waiters: Array<() => void> = [];
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly runRoot: string,
+  ) {
+    let buf = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const text = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        this.stderr.push(text);
+        try {
+          this.lines.push(JSON.parse(text) as LogLine);
+        } catch {
+          // Not every line is ours (daemon output may pass through); keep it in stderr only.
+        }
+        this.waiters.forEach((w) => w());
+      }
+    });
+    this.exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  }
+
+  get readySocket(): string {
+    return join(this.runRoot, 'var/run/kubevirt/sockets/launcher-sock');
+  }
+
+  get notifySocket(): string {
+    return join(this.runRoot, 'var/run/kubevirt/domain-notify-pipe.sock');
+  }
+
+  /** Waits until a log line with this msg appears (or the process exits, which rejects). */
+  waitForLog(msg: string | RegExp, timeoutMs = 30_000): Promise<LogLine> {
+    const match = (l: LogLine) => (typeof msg === 'string' ? l.msg === msg : msg.test(l.msg));
+    return new Promise((resolveP, reject) => {
+      const check = () => {
+        const hit = this.lines.find(match);
+        if (hit) {
+          cleanup();
+          resolveP(hit);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for log "${String(msg)}"; stderr:\n${this.stderr.join('\n')}`));
+      }, timeoutMs);
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`launcher exited (${code}) before "${String(msg)}"; stderr:\n${this.stderr.join('\n')}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        this.child.off('exit', onExit);
+      };
+      this.waiters.push(check);
+      this.child.on('exit', onExit);
+      check();
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+export async function makeRunRoot(prefix = 'vlt-launcher-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function removeRunRoot(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Spawns `node dist/cli.js ARGS` (optionally through a wrapper such as private-root.sh exec). */
+export function startLauncher(
+  runRoot: string,
+  args: string[],
+  wrapper: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): LauncherProcess {
+  const argv = [...wrapper, process.execPath, cliPath, '--run-root', runRoot, ...args];
+  const child = spawn(argv[0] ?? 'node', argv.slice(1), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  return new LauncherProcess(child, runRoot);
+}
+
+export async function isSocket(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isSocket(),
+    () => false,
+  );
+}
