@@ -1,0 +1,179 @@
+// runMonitor: the whole life of the container's PID 1, as a pipeline of named steps:
+// start reaper -> spawn COMMAND -> forward signals -> wait for its exit -> dump logs ->
+// stop surviving QEMU -> stop istio-proxy -> remove container-disk sockets -> exit code.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CommandStartError } from './errors.js';
+import { removeContainerDiskSockets, dumpLogs } from './cleanup.js';
+import { terminateIstioProxy, type IstioOptions } from './istio.js';
+import { createLogger, type Logger } from './log.js';
+import { loadAddon } from './native.js';
+import { stopQemuSurvivors } from './qemu.js';
+import { OrphanReaper } from './reaper.js';
+import { DEFAULT_CONTAINER_DISK_DIR, DEFAULT_QEMU_STOP_TIMEOUT_SECONDS } from './args.js';
+
+export interface MonitorOptions {
+  command: string;
+  args?: string[];
+  keepAfterFailure?: boolean;
+  containerDiskDir?: string;
+  qemuStopTimeoutSeconds?: number;
+  logger?: Logger;
+  /** false skips the istio-proxy step entirely. */
+  istio?: IstioOptions | false;
+  passtLog?: string;
+  qemuLogDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Signals that ask the launcher to shut down; each is forwarded as SIGTERM. */
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
+/** Exit code used when COMMAND died from a signal (Go's os.Exit(-1)). */
+export const SIGNALLED_EXIT_CODE = 255;
+const CAP_NET_BIND_SERVICE = 10;
+
+interface ChildOutcome {
+  code: number;
+  signal: NodeJS.Signals | null;
+}
+
+function waitForExit(child: ChildProcess): Promise<ChildOutcome> {
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => reject(new CommandStartError(child.spawnfile, error)));
+    child.once('exit', (code, signal) => resolve({ code: code ?? SIGNALLED_EXIT_CODE, signal }));
+  });
+}
+
+function forwardSignals(child: ChildProcess, log: Logger): () => void {
+  const handlers = FORWARDED_SIGNALS.map((sig) => {
+    const handler = (): void => {
+      log.info('monitor.ts:forwardSignals', 'signalling virt-launcher to shut down');
+      if (child.exitCode !== null || child.signalCode !== null || !child.kill('SIGTERM')) {
+        log.error('monitor.ts:forwardSignals', `received signal ${sig} but can't signal virt-launcher to shut down`);
+      }
+    };
+    process.on(sig, handler);
+    return [sig, handler] as const;
+  });
+  return () => handlers.forEach(([sig, handler]) => process.off(sig, handler));
+}
+
+/** Best effort: lets a non-root launcher bind port 67 (DHCP), as KubeVirt's ambient caps do. */
+function grantNetBindService(log: Logger): void {
+  if (!loadAddon().raiseAmbientCapability(CAP_NET_BIND_SERVICE)) {
+    log.info('monitor.ts:grantNetBindService', 'could not raise CAP_NET_BIND_SERVICE as ambient capability', 3);
+  }
+}
+
+/** Spawns COMMAND, forwards termination signals to it, resolves with its exit code. */
+async function runCommand(
+  options: MonitorOptions,
+  log: Logger,
+  reaper: OrphanReaper,
+  cleanups: (() => void)[],
+): Promise<number> {
+  grantNetBindService(log);
+  const child = spawn(options.command, options.args ?? [], { stdio: 'inherit', env: options.env ?? process.env });
+  // Synchronously after spawn, before any event (SIGCHLD included) can run a scan.
+  if (child.pid !== undefined) reaper.protect(child.pid);
+  // Stays installed until the monitor returns, like KubeVirt's signal goroutine: a late signal
+  // is logged instead of killing a non-PID-1 monitor before QEMU got its SIGTERM.
+  cleanups.push(forwardSignals(child, log));
+  try {
+    const outcome = await waitForExit(child);
+    log.info('monitor.ts:runCommand', 'Reaped Launcher main pid');
+    if (outcome.signal !== null || outcome.code !== 0) {
+      const detail = outcome.signal ? `-1 (killed by ${outcome.signal})` : String(outcome.code);
+      log.info('monitor.ts:runCommand', `dirty virt-launcher shutdown: exit-code ${detail}`);
+    }
+    return outcome.code;
+  } finally {
+    if (child.pid !== undefined) reaper.release(child.pid);
+  }
+}
+
+function logDumps(options: MonitorOptions, log: Logger): void {
+  dumpLogs({
+    passtLog: options.passtLog,
+    qemuLogDir: options.qemuLogDir,
+    announce: (file) => log.info('monitor.ts:logDumps', `dump log file: ${file}`),
+    line: (_file, text) => log.info('monitor.ts:logDumps', text),
+    onDirError: (dir, error) => log.error('monitor.ts:logDumps', `failed to read qemu log directory ${dir}`, error),
+  });
+}
+
+async function stopQemu(options: MonitorOptions, log: Logger, reaper: OrphanReaper): Promise<number | undefined> {
+  const outcome = await stopQemuSurvivors({
+    timeoutSeconds: options.qemuStopTimeoutSeconds ?? DEFAULT_QEMU_STOP_TIMEOUT_SECONDS,
+    beforePoll: () => reaper.scan(),
+    onFound: (found) =>
+      log.info('monitor.ts:stopQemu', `Killing QEMU gracefully. pids ${found.map((q) => q.pid).join(',')}`),
+    onKill: (left) =>
+      log.warning(
+        'monitor.ts:stopQemu',
+        `QEMU still alive after grace period, SIGKILL ${left.map((q) => q.pid).join(',')}`,
+      ),
+  });
+  return outcome === 'killed' ? 1 : undefined;
+}
+
+function removeSockets(dir: string, log: Logger): void {
+  try {
+    for (const path of removeContainerDiskSockets(dir)) log.info('monitor.ts:removeSockets', `removed ${path}`, 3);
+  } catch (error) {
+    log.error('monitor.ts:removeSockets', `could not clean up ephemeral disk directory: ${dir}`, error);
+  }
+}
+
+async function stopIstio(options: MonitorOptions, log: Logger): Promise<void> {
+  if (options.istio === false) return;
+  await terminateIstioProxy({
+    ...options.istio,
+    log: (level, msg) => (level === 'error' ? log.error('istio.ts', msg) : log.info('istio.ts', msg)),
+  });
+}
+
+/** Blocks forever (the debugging aid of --keep-after-failure); the reaper keeps working. */
+function blockForever(): Promise<never> {
+  return new Promise(() => {
+    setInterval(() => undefined, 1 << 30);
+  });
+}
+
+/** Runs COMMAND under the monitor and resolves with the exit code the monitor should exit with. */
+export async function runMonitor(options: MonitorOptions): Promise<number> {
+  const log = options.logger ?? createLogger();
+  const reaper = new OrphanReaper({
+    onReaped: (r) =>
+      log.info(
+        'reaper.ts',
+        `Reaped pid ${r.pid} with status ${r.status} (${r.exitCode !== null ? `exit code ${r.exitCode}` : `signal ${r.signal}`})`,
+      ),
+  });
+  reaper.start();
+  const cleanups: (() => void)[] = [() => reaper.stop()];
+  let exitCode: number;
+  let failed = false;
+  try {
+    exitCode = await runCommand(options, log, reaper, cleanups);
+    logDumps(options, log);
+    exitCode = (await stopQemu(options, log, reaper)) ?? exitCode;
+  } catch (error) {
+    failed = true;
+    exitCode = 1;
+    const msg = error instanceof CommandStartError ? 'failed to run virt-launcher' : 'monitoring virt-launcher failed';
+    log.error('monitor.ts:runMonitor', msg, error);
+  }
+  await stopIstio(options, log);
+  removeSockets(options.containerDiskDir ?? DEFAULT_CONTAINER_DISK_DIR, log);
+  if (options.keepAfterFailure && (exitCode !== 0 || failed)) {
+    log.info(
+      'monitor.ts:runMonitor',
+      'keeping virt-launcher container alive since --keep-after-failure is set to true',
+    );
+    return blockForever();
+  }
+  reaper.scan();
+  cleanups.reverse().forEach((cleanup) => cleanup());
+  log.info('monitor.ts:runMonitor', 'virt-launcher-monitor: Exiting...');
+  return exitCode;
+}

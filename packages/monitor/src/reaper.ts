@@ -1,0 +1,100 @@
+// The orphan reaper: makes this process a child subreaper and reaps every zombie child that it
+// did not spawn through child_process. Node's own children are left to libuv, whose waitpid on
+// their exact pid delivers the 'exit' event; reaping them here would steal that status.
+import { loadAddon, nativeCall, type ReapResult } from './native.js';
+
+export type { ReapResult } from './native.js';
+
+export interface ReaperOptions {
+  /** Called once per reaped orphan. */
+  onReaped?: (result: ReapResult) => void;
+  /** Period of the safety scan that catches a coalesced or missed SIGCHLD. */
+  safetyIntervalMs?: number;
+}
+
+export const DEFAULT_SAFETY_INTERVAL_MS = 5_000;
+
+/** Makes this process a child subreaper (no-op as far as the kernel cares when it is PID 1). */
+export function becomeSubreaper(): void {
+  const native = loadAddon();
+  nativeCall('prctl(PR_SET_CHILD_SUBREAPER)', () => native.setChildSubreaper());
+}
+
+export function isSubreaper(): boolean {
+  const native = loadAddon();
+  return nativeCall('prctl(PR_GET_CHILD_SUBREAPER)', () => native.isChildSubreaper());
+}
+
+/** Pids of zombies whose parent is this process, Node's own children included. */
+export function zombieChildren(): number[] {
+  const native = loadAddon();
+  return nativeCall('scan /proc', () => native.zombieChildren());
+}
+
+/** waitpid(pid, WNOHANG) on one pid; null when it is not a waitable child. */
+export function reapPid(pid: number): ReapResult | null {
+  const native = loadAddon();
+  return nativeCall('waitpid', () => native.reap(pid));
+}
+
+/**
+ * Reaps every zombie child except the pids in `ownChildren` (those spawned by Node, which libuv
+ * waits for). Loops because a reaped zombie may be followed by more while we scan.
+ */
+export function reapOrphans(ownChildren: ReadonlySet<number>): ReapResult[] {
+  const reaped: ReapResult[] = [];
+  for (;;) {
+    const found = zombieChildren().filter((pid) => !ownChildren.has(pid));
+    let progress = false;
+    for (const pid of found) {
+      const result = reapPid(pid);
+      if (result) {
+        reaped.push(result);
+        progress = true;
+      }
+    }
+    if (!progress) return reaped;
+  }
+}
+
+export class OrphanReaper {
+  private readonly own = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onSignal = (): void => {
+    this.scan();
+  };
+
+  constructor(private readonly options: ReaperOptions = {}) {}
+
+  /** Declares a pid spawned by Node so that the reaper never waits for it. */
+  protect(pid: number): void {
+    this.own.add(pid);
+  }
+
+  release(pid: number): void {
+    this.own.delete(pid);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    becomeSubreaper();
+    process.on('SIGCHLD', this.onSignal);
+    this.timer = setInterval(this.onSignal, this.options.safetyIntervalMs ?? DEFAULT_SAFETY_INTERVAL_MS);
+    // The timer is a safety net, not a reason to stay alive.
+    this.timer.unref();
+    this.scan();
+  }
+
+  stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    process.off('SIGCHLD', this.onSignal);
+  }
+
+  scan(): ReapResult[] {
+    const reaped = reapOrphans(this.own);
+    for (const result of reaped) this.options.onReaped?.(result);
+    return reaped;
+  }
+}
