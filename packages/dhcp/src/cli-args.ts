@@ -1,0 +1,110 @@
+// Flags of `virt-dhcp serve` -> ServerConfig. Pure, so every flag error is a unit test; a bad flag is a
+// UsageError that the CLI prints as one line and exits 2 on.
+import { parseArgs } from 'node:util';
+import { type ServerConfig, DhcpV4Config, DhcpV6Config } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+import type { LogLevel } from './log.js';
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const USAGE =
+  'usage: virt-dhcp serve --interface IF --server-ip IP --client-ip CIDR [--client-mac MAC] [--router IP] ' +
+  '[--dns IP[,IP]] [--search DOMAIN[,DOMAIN]] [--domain NAME] [--mtu N] [--hostname NAME] [--route CIDR,GATEWAY]... ' +
+  '[--lease-seconds N] [--ntp IP[,IP]] [--tftp-server NAME] [--bootfile NAME] [--private-option CODE=HEX]... ' +
+  '[--client-ipv6 CIDR --server-mac MAC --dns6 IP[,IP]] [--log-level debug|info|warning|error]';
+
+const flags = {
+  interface: { type: 'string' },
+  'server-ip': { type: 'string' },
+  'client-mac': { type: 'string' },
+  'client-ip': { type: 'string' },
+  router: { type: 'string' },
+  dns: { type: 'string' },
+  search: { type: 'string' },
+  domain: { type: 'string' },
+  mtu: { type: 'string' },
+  hostname: { type: 'string' },
+  route: { type: 'string', multiple: true },
+  'lease-seconds': { type: 'string' },
+  ntp: { type: 'string' },
+  'tftp-server': { type: 'string' },
+  bootfile: { type: 'string' },
+  'private-option': { type: 'string', multiple: true },
+  'client-ipv6': { type: 'string' },
+  'server-mac': { type: 'string' },
+  dns6: { type: 'string' },
+  'log-level': { type: 'string' },
+} as const;
+
+export interface ServeCommand {
+  config: ServerConfig;
+  logLevel: LogLevel;
+}
+
+function list(text: string | undefined): string[] {
+  return text === undefined ? [] : text.split(',').filter((s) => s !== '');
+}
+
+function uint(text: string | undefined, flag: string, max: number): number {
+  if (text === undefined) return 0;
+  if (!/^\d+$/.test(text) || Number(text) > max) throw new UsageError(`--${flag}: "${text}" is not a number <= ${max}`);
+  return Number(text);
+}
+
+export function parseServeArgs(argv: readonly string[]): ServeCommand {
+  const [command, ...rest] = argv;
+  if (command !== 'serve')
+    throw new UsageError(command === undefined ? 'missing command "serve"' : `unknown command "${command}"`);
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...rest], options: flags, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad flags');
+  }
+  const ifname = values.interface;
+  if (!ifname) throw new UsageError('--interface is required');
+  if (!values['client-ip'] && !values['client-ipv6']) throw new UsageError('--client-ip or --client-ipv6 is required');
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warning', 'error'].includes(logLevel)) throw new UsageError(`--log-level: "${logLevel}"`);
+  const config: ServerConfig = { v4: undefined, v6: undefined };
+  if (values['client-ip']) {
+    if (!values['server-ip']) throw new UsageError('--server-ip is required with --client-ip');
+    config.v4 = DhcpV4Config.fromPartial({
+      interfaceName: ifname,
+      serverIp: values['server-ip'],
+      clientMac: values['client-mac'] ?? '',
+      clientIpCidr: values['client-ip'],
+      router: values.router ?? '',
+      dnsServers: list(values.dns),
+      searchDomains: list(values.search),
+      domainName: values.domain ?? '',
+      mtu: uint(values.mtu, 'mtu', 65535),
+      hostname: values.hostname ?? '',
+      routes: (values.route ?? []).map((r) => {
+        const [destination, gateway = '', extra] = r.split(',');
+        if (!destination || extra !== undefined) throw new UsageError(`--route: "${r}" is not CIDR,GATEWAY`);
+        return { destination, gateway };
+      }),
+      leaseSeconds: uint(values['lease-seconds'], 'lease-seconds', 0xffffffff),
+      ntpServers: list(values.ntp),
+      tftpServerName: values['tftp-server'] ?? '',
+      bootfileName: values.bootfile ?? '',
+      privateOptions: (values['private-option'] ?? []).map((o) => {
+        const m = /^(\d+)=((?:[0-9a-f]{2})*)$/i.exec(o);
+        if (!m) throw new UsageError(`--private-option: "${o}" is not CODE=HEX`);
+        return { code: Number(m[1]), value: Buffer.from(m[2] ?? '', 'hex') };
+      }),
+    });
+  }
+  if (values['client-ipv6']) {
+    config.v6 = DhcpV6Config.fromPartial({
+      interfaceName: ifname,
+      clientIpCidr: values['client-ipv6'],
+      serverMac: values['server-mac'] ?? '',
+      dnsServers: list(values.dns6),
+      leaseSeconds: uint(values['lease-seconds'], 'lease-seconds', 0xffffffff),
+    });
+  }
+  return { config, logLevel };
+}

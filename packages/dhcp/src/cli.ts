@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// virt-dhcp: runs startDhcpServer in the foreground until SIGTERM/SIGINT, logging JSON lines on stderr.
+// Exit codes: 0 after a signal, 2 for bad flags or config, 1 when the socket cannot be opened.
+import { DhcpConfigError } from './errors.js';
+import { jsonLogger } from './log.js';
+import { startDhcpServer } from './server.js';
+import { USAGE, UsageError, parseServeArgs } from './cli-args.js';
+
+async function main(): Promise<number> {
+  let command;
+  try {
+    command = parseServeArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`virt-dhcp: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const logger = jsonLogger('virt-dhcp', { level: command.logLevel });
+  let server;
+  try {
+    server = await startDhcpServer(command.config, { logger });
+  } catch (e) {
+    if (e instanceof DhcpConfigError) {
+      process.stderr.write(`virt-dhcp: ${e.field}: ${e.message}\n`);
+      return 2;
+    }
+    logger.error('cannot start', { reason: (e as Error).message });
+    return 1;
+  }
+  const running = server;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info('stopping', { signal });
+      void running.close().then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
+if (process.argv[2] === '--help' || process.argv[2] === '-h') {
+  process.stdout.write(USAGE + '\n');
+} else {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`virt-dhcp: ${(e as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,39 @@
+// startDhcpServer: one DHCPv4 and/or one DHCPv6 server for one bridge, as the launcher starts per masquerade NIC.
+import type { ServerConfig } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DhcpConfigError } from './errors.js';
+import { type Logger, jsonLogger } from './log.js';
+import { type V4Server, type V4Stats, startV4 } from './v4/server.js';
+import { type V6Server, type V6Stats, startV6 } from './v6/server.js';
+
+export interface DhcpServerOptions {
+  /** Defaults to JSON lines on stderr with component "virt-dhcp". */
+  logger?: Logger;
+}
+
+export interface DhcpServer {
+  /** Closes the sockets; idempotent. */
+  close(): Promise<void>;
+  /** Counters since start, per family (undefined when that family is not served). */
+  stats(): { v4: V4Stats | undefined; v6: V6Stats | undefined };
+}
+
+export async function startDhcpServer(config: ServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
+  const logger = options.logger ?? jsonLogger('virt-dhcp');
+  if (!config.v4 && !config.v6) throw new DhcpConfigError('neither v4 nor v6 is configured', 'v4');
+  let v4: V4Server | undefined;
+  let v6: V6Server | undefined;
+  try {
+    if (config.v4) v4 = startV4(config.v4, logger);
+    if (config.v6) v6 = startV6(config.v6, logger);
+  } catch (e) {
+    v4?.close();
+    throw e;
+  }
+  return {
+    close: async () => {
+      v4?.close();
+      v6?.close();
+    },
+    stats: () => ({ v4: v4 ? { ...v4.stats } : undefined, v6: v6 ? { ...v6.stats } : undefined }),
+  };
+}
