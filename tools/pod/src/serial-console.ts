@@ -1,0 +1,59 @@
+// Streams the guest's serial console (QEMU binds a unix socket once the domain starts) and watches for the
+// demo guest's markers ("VLT-GUEST: lease ip=…").
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ConsoleWatch {
+  /** Resolves with the marker's line when the guest reports its DHCP lease. */
+  lease: Promise<string>;
+  /** Resolves with the line when the guest reports its probe of the node. */
+  probe: Promise<string>;
+  close(): void;
+}
+
+export function watchSerialConsole(
+  socketPath: string,
+  onLine: (line: string) => void,
+  signal: AbortSignal,
+): ConsoleWatch {
+  let resolveLease!: (l: string) => void;
+  let resolveProbe!: (l: string) => void;
+  const lease = new Promise<string>((r) => (resolveLease = r));
+  const probe = new Promise<string>((r) => (resolveProbe = r));
+  let socket: net.Socket | undefined;
+
+  const connectOnce = () =>
+    new Promise<net.Socket>((resolve, reject) => {
+      const s = net.createConnection(socketPath);
+      s.once('connect', () => resolve(s));
+      s.once('error', reject);
+    });
+
+  void (async () => {
+    // QEMU creates the socket only when the domain starts: retry until it is there.
+    while (!signal.aborted) {
+      try {
+        socket = await connectOnce();
+        break;
+      } catch {
+        await sleep(200);
+      }
+    }
+    if (!socket) return;
+    let buf = '';
+    socket.on('data', (d: Buffer) => {
+      buf += d.toString('utf8').replace(/\r/g, '');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        onLine(line);
+        if (line.includes('VLT-GUEST: lease')) resolveLease(line);
+        if (line.includes('VLT-GUEST: probe')) resolveProbe(line);
+      }
+    });
+    socket.on('error', () => undefined);
+  })();
+
+  return { lease, probe, close: () => socket?.destroy() };
+}
