@@ -1,0 +1,49 @@
+// Controllers: USB (qemu-xhci or explicitly none), SCSI for hot-plug, PCI hole, virtio-serial.
+import type { Resolved } from '../context/resolve.js';
+import type { Controller } from '../domain/types.js';
+import type { VirtualMachineInstance } from '../vmi/types.js';
+import type { Configurator } from './configurator.js';
+
+export const DISABLE_PCI_HOLE64_ANNOTATION = 'kubevirt.io/disablePCIHole64';
+
+function usbNeeded(vmi: VirtualMachineInstance, ctx: Resolved): boolean {
+  if (ctx.arch.arch === 'arm64') return true;
+  if (ctx.arch.arch === 's390x') return false;
+  const devices = vmi.spec.domain.devices;
+  return (
+    (devices.inputs ?? []).some((i) => !i.bus || i.bus === 'usb') ||
+    (devices.disks ?? []).some((d) => (d.disk ?? d.lun ?? d.cdrom)?.bus === 'usb') ||
+    devices.clientPassthrough !== undefined ||
+    ctx.raw.genericHostDevices.some((d) => d.type === 'usb')
+  );
+}
+
+function scsiNeeded(vmi: VirtualMachineInstance): boolean {
+  const devices = vmi.spec.domain.devices;
+  return !devices.disableHotplug || (devices.disks ?? []).some((d) => (d.disk ?? d.lun ?? d.cdrom)?.bus === 'scsi');
+}
+
+export const controllers: Configurator = {
+  name: 'controllers',
+  configure(vmi, domain, ctx) {
+    const list: Controller[] = domain.devices.controllers;
+    list.push({ type: 'usb', index: 0, model: usbNeeded(vmi, ctx) ? 'qemu-xhci' : 'none' });
+    if (scsiNeeded(vmi)) {
+      const scsi: Controller = {
+        type: 'scsi',
+        index: 0,
+        model: ctx.arch.arch === 's390x' ? 'virtio-scsi' : ctx.virtioModel,
+      };
+      if (ctx.launchSecurity) scsi.driver = { iommu: 'on' };
+      list.push(scsi);
+    }
+    if (ctx.arch.arch === 'amd64' && vmi.metadata.annotations?.[DISABLE_PCI_HOLE64_ANNOTATION] === 'true') {
+      list.push({ type: 'pci', index: 0, model: 'pcie-root', pcihole64: 0 });
+    }
+    if (vmi.spec.domain.devices.autoattachSerialConsole !== false) {
+      const serial: Controller = { type: 'virtio-serial', index: 0, model: ctx.virtioModel };
+      if (ctx.launchSecurity) serial.driver = { iommu: 'on' };
+      list.push(serial);
+    }
+  },
+};

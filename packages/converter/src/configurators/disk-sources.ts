@@ -1,0 +1,97 @@
+// Where each kind of volume lives on the launcher's filesystem, and how libvirt should open it.
+// All paths come from the context's Paths, so a --run-root launcher moves them together.
+import type { Resolved } from '../context/resolve.js';
+import type { BackingStore, DiskSource } from '../domain/types.js';
+import { ConversionError } from '../errors.js';
+import type { VirtualMachineInstance, Volume } from '../vmi/types.js';
+
+export interface VolumeDisk {
+  type: 'file' | 'block';
+  format: 'raw' | 'qcow2';
+  source: DiskSource;
+  backingStore?: BackingStore;
+  /** downwardMetrics: fixed read-only raw disk with a bare driver. */
+  metricsDisk?: boolean;
+}
+
+function basename(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts[parts.length - 1] ?? '';
+}
+
+function pvcDisk(name: string, block: boolean, ctx: Resolved): VolumeDisk {
+  return block
+    ? { type: 'block', format: 'raw', source: { dev: `/dev/${name}`, name } }
+    : { type: 'file', format: 'raw', source: { file: `${ctx.paths.kubevirtPrivateDir}/vmi-disks/${name}/disk.img` } };
+}
+
+function overlay(name: string, ctx: Resolved): string {
+  return `${ctx.paths.ephemeralOverlayDir}/${name}/disk.qcow2`;
+}
+
+function hotplugDisk(volume: Volume, ctx: Resolved): VolumeDisk {
+  const name = volume.name;
+  const block = ctx.raw.isBlockPvc[name] === true || ctx.raw.isBlockDv[name] === true;
+  return block
+    ? { type: 'block', format: 'raw', source: { dev: `${ctx.paths.hotplugDiskDir}/${name}` } }
+    : { type: 'file', format: 'raw', source: { file: `${ctx.paths.hotplugDiskDir}/${name}.img` } };
+}
+
+export function volumeDisk(
+  vmi: VirtualMachineInstance,
+  volume: Volume,
+  volumeIndex: number,
+  ctx: Resolved,
+): VolumeDisk {
+  const name = volume.name;
+  const p = ctx.paths;
+  const iso = (file: string): VolumeDisk => ({ type: 'file', format: 'raw', source: { file } });
+  if (ctx.raw.hotplugVolumes[name] && (volume.persistentVolumeClaim || volume.dataVolume || volume.hostDisk)) {
+    return hotplugDisk(volume, ctx);
+  }
+  if (volume.containerDisk) {
+    const info = ctx.raw.disksInfo[name];
+    if (!info?.format) {
+      throw new ConversionError(
+        `spec.volumes[${volumeIndex}].containerDisk`,
+        name,
+        `no disk info (image format) in the context for volume "${name}"`,
+      );
+    }
+    return {
+      type: 'file',
+      format: 'qcow2',
+      source: { file: overlay(name, ctx) },
+      backingStore: {
+        type: 'file',
+        format: info.format,
+        source: { file: `${p.containerDiskDir}/disk_${volumeIndex}.img` },
+      },
+    };
+  }
+  if (volume.ephemeral) {
+    const backing = pvcDisk(name, ctx.raw.isBlockPvc[name] === true, ctx);
+    return {
+      type: 'file',
+      format: 'qcow2',
+      source: { file: overlay(name, ctx) },
+      backingStore: { type: backing.type, format: 'raw', source: backing.source },
+    };
+  }
+  if (volume.persistentVolumeClaim) return pvcDisk(name, ctx.raw.isBlockPvc[name] === true, ctx);
+  if (volume.dataVolume) return pvcDisk(name, ctx.raw.isBlockDv[name] === true, ctx);
+  if (volume.hostDisk) return iso(`${p.kubevirtPrivateDir}/vmi-disks/${name}/${basename(volume.hostDisk.path)}`);
+  if (volume.emptyDisk)
+    return { type: 'file', format: 'qcow2', source: { file: `${p.libvirtRunDir}/empty-disks/${name}.qcow2` } };
+  const cloudInit = `${p.cloudInitDir}/${vmi.metadata.namespace ?? ''}/${vmi.metadata.name}`;
+  if (volume.cloudInitNoCloud) return iso(`${cloudInit}/noCloud.iso`);
+  if (volume.cloudInitConfigDrive) return iso(`${cloudInit}/configdrive.iso`);
+  if (volume.configMap) return iso(`${p.kubevirtPrivateDir}/config-map-disks/${name}.iso`);
+  if (volume.secret) return iso(`${p.kubevirtPrivateDir}/secret-disks/${name}.iso`);
+  if (volume.downwardAPI) return iso(`${p.kubevirtPrivateDir}/downwardapi-disks/${name}.iso`);
+  if (volume.serviceAccount) return iso(`${p.kubevirtPrivateDir}/service-account-disk/service-account.iso`);
+  if (volume.sysprep) return iso(`${p.kubevirtPrivateDir}/sysprep-disks/${name}.iso`);
+  if (volume.downwardMetrics)
+    return { ...iso(`${p.kubevirtPrivateDir}/downwardapi-disks/vhostmd0`), metricsDisk: true };
+  throw new ConversionError(`spec.volumes[${volumeIndex}]`, name, `disk ${name} references an unsupported source`);
+}

@@ -1,0 +1,49 @@
+// KubeVirt's directory layout, resolved from the context's optional Paths message. Keeping every path
+// here lets the launcher's --run-root move the whole tree without the configurators knowing.
+import type { Paths } from '../gen/virtlauncher/converter/v1/converter.js';
+
+export interface ResolvedPaths {
+  kubevirtPrivateDir: string;
+  ephemeralDiskDir: string;
+  containerDiskDir: string;
+  hotplugDiskDir: string;
+  libvirtRunDir: string;
+  cloudInitDir: string;
+  ephemeralOverlayDir: string;
+  kubevirtRunDir: string;
+  nvramDir: string;
+}
+
+export const DEFAULT_PATHS = {
+  kubevirtPrivateDir: '/var/run/kubevirt-private',
+  ephemeralDiskDir: '/var/run/kubevirt-ephemeral-disks',
+  containerDiskDir: '/var/run/kubevirt/container-disks',
+  hotplugDiskDir: '/var/run/kubevirt/hotplug-disks',
+  libvirtRunDir: '/var/run/libvirt',
+  kubevirtRunDir: '/var/run/kubevirt',
+  nvramDir: '/var/lib/libvirt/qemu/nvram',
+} as const;
+
+/** Drops trailing slashes so joins never double them (filepath.Join semantics for the base). */
+function dir(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+export function resolvePaths(paths: Paths | undefined, nonRoot: boolean): ResolvedPaths {
+  const p = paths ?? {};
+  const privateDir = dir(p.kubevirtPrivateDir || DEFAULT_PATHS.kubevirtPrivateDir);
+  const ephemeralDiskDir = dir(p.ephemeralDiskDir || DEFAULT_PATHS.ephemeralDiskDir);
+  // A non-root launcher cannot write /var/lib/libvirt: KubeVirt keeps nvram under the private dir then.
+  const nvramDefault = nonRoot ? `${privateDir}/libvirt/qemu/nvram` : DEFAULT_PATHS.nvramDir;
+  return {
+    kubevirtPrivateDir: privateDir,
+    ephemeralDiskDir,
+    containerDiskDir: dir(p.containerDiskDir || DEFAULT_PATHS.containerDiskDir),
+    hotplugDiskDir: dir(p.hotplugDiskDir || DEFAULT_PATHS.hotplugDiskDir),
+    libvirtRunDir: dir(p.libvirtRunDir || DEFAULT_PATHS.libvirtRunDir),
+    cloudInitDir: dir(p.cloudInitDir || `${ephemeralDiskDir}/cloud-init-data`),
+    ephemeralOverlayDir: dir(p.ephemeralOverlayDir || `${ephemeralDiskDir}/disk-data`),
+    kubevirtRunDir: dir(p.kubevirtRunDir || DEFAULT_PATHS.kubevirtRunDir),
+    nvramDir: dir(p.nvramDir || nvramDefault),
+  };
+}

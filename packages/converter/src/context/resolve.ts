@@ -1,0 +1,68 @@
+// Turns the wire ConverterContext into the facts configurators read. Pure: every left-out field gets a
+// fixed fallback here; probing the host is hostContextDefaults()' job, never this one's.
+import type { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
+import type { VirtualMachineInstance } from '../vmi/types.js';
+import { archFacts, type ArchFacts } from './arch.js';
+import { resolvePaths, type ResolvedPaths } from './paths.js';
+import { ioThreadPlan, memfdRequired, topologyOf, vcpuCount, type IoThreadPlan, type Topology } from './plan.js';
+
+export interface LibvirtVersion {
+  major: number;
+  minor: number;
+  micro: number;
+}
+
+export interface Resolved {
+  raw: ConverterContext;
+  arch: ArchFacts;
+  paths: ResolvedPaths;
+  allowEmulation: boolean;
+  hypervisorDeviceAvailable: boolean;
+  /** virtio-non-transitional, virtio-transitional or (s390x) virtio. */
+  virtioModel: string;
+  launchSecurity: boolean;
+  libvirtVersion?: LibvirtVersion;
+  hotplugPorts: boolean;
+  topology: Topology;
+  /** Running vCPUs (disk and NIC queues use it). */
+  vcpus: number;
+  ioThreads: IoThreadPlan;
+  memfdRequired: boolean;
+}
+
+export function parseLibvirtVersion(text: string | undefined): LibvirtVersion | undefined {
+  const match = text ? /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) : null;
+  if (!match) return undefined;
+  return { major: Number(match[1]), minor: Number(match[2]), micro: Number(match[3] ?? 0) };
+}
+
+/** True when the context's libvirt is older than major.minor (an unknown version counts as new). */
+export function libvirtOlderThan(ctx: Resolved, major: number, minor: number): boolean {
+  const v = ctx.libvirtVersion;
+  if (!v) return false;
+  return v.major < major || (v.major === major && v.minor < minor);
+}
+
+export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstance): Resolved {
+  const arch = archFacts(raw.architecture || undefined);
+  const transitional = raw.useVirtioTransitional || vmi.spec.domain.devices.useVirtioTransitional === true;
+  const virtioModel =
+    arch.arch === 's390x' ? 'virtio' : transitional ? 'virtio-transitional' : 'virtio-non-transitional';
+  const topology = topologyOf(vmi);
+  const vcpus = vcpuCount(topology);
+  return {
+    raw,
+    arch,
+    paths: resolvePaths(raw.paths, raw.nonRoot),
+    allowEmulation: raw.allowEmulation ?? false,
+    hypervisorDeviceAvailable: raw.hypervisorDeviceAvailable ?? true,
+    virtioModel,
+    launchSecurity: raw.useLaunchSecuritySev || raw.useLaunchSecurityPv,
+    libvirtVersion: parseLibvirtVersion(raw.libvirtVersion),
+    hotplugPorts: raw.hotplugPorts ?? true,
+    topology,
+    vcpus,
+    ioThreads: ioThreadPlan(vmi, vcpus),
+    memfdRequired: memfdRequired(vmi, arch),
+  };
+}

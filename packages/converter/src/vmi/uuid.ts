@@ -1,0 +1,14 @@
+// Name-based UUIDs (RFC 4122 version 5, SHA-1), the way KubeVirt derives stable firmware UUIDs.
+import { createHash } from 'node:crypto';
+
+/** KubeVirt's namespace for firmware UUIDs derived from a VM name. */
+export const FIRMWARE_UUID_NAMESPACE = '6a1a24a1-4061-4607-8bf4-a3963d0c5895';
+
+export function uuidV5(namespace: string, name: string): string {
+  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
+  hash[6] = ((hash[6] as number) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] as number) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
