@@ -1,2 +1,20 @@
 // The face of @virt-launcher/libvirt: everything other packages may use is exported here.
-export {};
+export { connect, Connection } from './connection.js';
+export { Domain } from './domain.js';
+export { LibvirtError, errorCodeName } from './errors.js';
+export { ErrorCode, ErrorDomain } from './error-codes.js';
+export type { ErrorCodeName, ErrorDomainName } from './error-codes.js';
+export {
+  AgentTimeout,
+  CreateFlags,
+  DefineFlags,
+  DestroyFlags,
+  DeviceModifyFlags,
+  ListDomainsFlags,
+  ShutdownFlags,
+  StatsTypes,
+  UndefineFlags,
+  XMLFlags,
+  formatVersion,
+} from './flags.js';
+export type * from './types.js';

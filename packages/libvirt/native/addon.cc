@@ -1,0 +1,34 @@
+// Module entry: silences libvirt's default stderr error printer (errors reach JS as LibvirtError
+// instead), starts the event loop thread and exports the two classes plus connect().
+#include <napi.h>
+
+#include "connection.h"
+#include "domain.h"
+#include "events.h"
+
+namespace {
+
+void IgnoreError(void*, virErrorPtr) {}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    virInitialize();
+    virSetErrorFunc(nullptr, IgnoreError);
+  });
+  vlt::StartEventLoop();
+  auto* data = new vlt::AddonData();
+  Napi::Function conn = vlt::NativeConnection::Define(env);
+  Napi::Function dom = vlt::NativeDomain::Define(env);
+  data->connectionCtor = Napi::Persistent(conn);
+  data->domainCtor = Napi::Persistent(dom);
+  env.SetInstanceData<vlt::AddonData>(data);
+  exports.Set("NativeConnection", conn);
+  exports.Set("NativeDomain", dom);
+  exports.Set("connect", Napi::Function::New(env, vlt::NativeConnection::Connect, "connect"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(virt_native, Init)

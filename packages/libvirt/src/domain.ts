@@ -1,0 +1,144 @@
+// Domain: one libvirt domain handle. Every method is one libvirt call run off the JS thread.
+import { call } from './errors.js';
+import {
+  AgentTimeout,
+  CreateFlags,
+  DestroyFlags,
+  DeviceModifyFlags,
+  ShutdownFlags,
+  UndefineFlags,
+  XMLFlags,
+} from './flags.js';
+import { STATE_NAMES, STATE_REASON_NAMES } from './libvirt-names.js';
+import type { NativeDomain } from './native.js';
+import type { DeviceFlagsObject, DomainInfo, DomainState, DomainStateName, DomainStats } from './types.js';
+
+export function stateName(code: number): DomainStateName {
+  return (STATE_NAMES[code] ?? 'nostate') as DomainStateName;
+}
+
+export function reasonName(state: DomainStateName, code: number): string {
+  return STATE_REASON_NAMES[state]?.[code] ?? `unknown_${code}`;
+}
+
+function deviceFlags(flags: number | DeviceFlagsObject | undefined): number {
+  if (typeof flags === 'number') return flags;
+  if (!flags) return DeviceModifyFlags.CURRENT;
+  return (
+    (flags.live ? DeviceModifyFlags.LIVE : 0) |
+    (flags.config ? DeviceModifyFlags.CONFIG : 0) |
+    (flags.force ? DeviceModifyFlags.FORCE : 0)
+  );
+}
+
+function shutdownMode(mode: 'acpi' | 'agent' | undefined): number {
+  if (mode === 'acpi') return ShutdownFlags.ACPI_POWER_BTN;
+  if (mode === 'agent') return ShutdownFlags.GUEST_AGENT;
+  return ShutdownFlags.DEFAULT;
+}
+
+export class Domain {
+  constructor(private readonly native: NativeDomain) {}
+
+  /** The domain's name (cached by libvirt with the handle). */
+  get name(): string {
+    return this.native.name;
+  }
+
+  /** The domain's UUID string (cached with the handle). */
+  get uuid(): string {
+    return this.native.uuid;
+  }
+
+  /** The UUID; a promise for symmetry with the other calls (no daemon round trip). */
+  async getUUID(): Promise<string> {
+    return this.native.uuid;
+  }
+
+  /** Drops this handle now instead of at garbage collection; later calls reject with INVALID_DOMAIN. */
+  free(): void {
+    this.native.free();
+  }
+
+  create(opts: { paused?: boolean; autodestroy?: boolean } = {}): Promise<void> {
+    const flags = (opts.paused ? CreateFlags.PAUSED : 0) | (opts.autodestroy ? CreateFlags.AUTODESTROY : 0);
+    return call(this.native.create(flags));
+  }
+
+  /** Asks the guest to power off: `acpi` presses the power button, `agent` asks the guest agent. */
+  shutdown(opts: { mode?: 'acpi' | 'agent' } = {}): Promise<void> {
+    return call(this.native.shutdown(shutdownMode(opts.mode)));
+  }
+
+  /** Stops the guest at once; `graceful` only sends SIGTERM to QEMU (no SIGKILL after the timeout). */
+  destroy(opts: { graceful?: boolean } = {}): Promise<void> {
+    return call(this.native.destroy(opts.graceful ? DestroyFlags.GRACEFUL : DestroyFlags.DEFAULT));
+  }
+
+  /**
+   * Removes the persistent definition. `keepNvram: true` keeps the NVRAM file, `false` removes it;
+   * left out, libvirt's default applies (it refuses to undefine a domain that has NVRAM).
+   */
+  undefine(opts: { keepNvram?: boolean } = {}): Promise<void> {
+    const flags = opts.keepNvram === undefined ? 0 : opts.keepNvram ? UndefineFlags.KEEP_NVRAM : UndefineFlags.NVRAM;
+    return call(this.native.undefine(flags));
+  }
+
+  suspend(): Promise<void> {
+    return call(this.native.suspend());
+  }
+
+  resume(): Promise<void> {
+    return call(this.native.resume());
+  }
+
+  /** Hard reset, like the reset button. */
+  reset(): Promise<void> {
+    return call(this.native.reset());
+  }
+
+  /** Asks the guest to reboot (`acpi` or `agent` like shutdown; hypervisor's choice by default). */
+  reboot(opts: { mode?: 'acpi' | 'agent' } = {}): Promise<void> {
+    return call(this.native.reboot(shutdownMode(opts.mode)));
+  }
+
+  async getState(): Promise<DomainState> {
+    const raw = await call(this.native.getState());
+    const state = stateName(raw.state);
+    return { state, reason: reasonName(state, raw.reason), stateCode: raw.state, reasonCode: raw.reason };
+  }
+
+  async getInfo(): Promise<DomainInfo> {
+    const raw = await call(this.native.getInfo());
+    return { ...raw, state: stateName(raw.state), stateCode: raw.state };
+  }
+
+  getXMLDesc(opts: { inactive?: boolean; secure?: boolean; migratable?: boolean } = {}): Promise<string> {
+    const flags =
+      (opts.inactive ? XMLFlags.INACTIVE : 0) |
+      (opts.secure ? XMLFlags.SECURE : 0) |
+      (opts.migratable ? XMLFlags.MIGRATABLE : 0);
+    return call(this.native.getXMLDesc(flags));
+  }
+
+  /** Bulk stats of this domain (virDomainListGetStats); `types` is a StatsTypes mask, 0 = all. */
+  async getStats(opts: { types?: number } = {}): Promise<DomainStats> {
+    const records = await call(this.native.getStats(opts.types ?? 0, 0));
+    return records[0] ?? { name: this.name, uuid: this.uuid, stats: {} };
+  }
+
+  /** `flags` is a DeviceModifyFlags mask or `{ live, config, force }`. */
+  attachDevice(xml: string, flags?: number | DeviceFlagsObject): Promise<void> {
+    return call(this.native.attachDevice(xml, deviceFlags(flags)));
+  }
+
+  detachDevice(xml: string, flags?: number | DeviceFlagsObject): Promise<void> {
+    return call(this.native.detachDevice(xml, deviceFlags(flags)));
+  }
+
+  /** Sends a guest-agent command (JSON text or object) and returns the agent's raw JSON reply. */
+  qemuAgentCommand(command: string | object, timeoutSeconds: number = AgentTimeout.DEFAULT): Promise<string> {
+    const json = typeof command === 'string' ? command : JSON.stringify(command);
+    return call(this.native.qemuAgentCommand(json, timeoutSeconds));
+  }
+}

@@ -1,0 +1,77 @@
+// Loads the compiled addon (native/, built by `node-gyp rebuild` into build/Release) and types its surface.
+// Both src/ (tests) and dist/ (consumers) sit one level below the package root, so one relative path serves.
+import { createRequire } from 'node:module';
+
+/** A rejection from the addon: a plain Error carrying libvirt's numbers. */
+export interface NativeError extends Error {
+  libvirtCode?: number;
+  libvirtDomain?: number;
+  libvirtLevel?: number;
+}
+
+export interface NativeEventPayload {
+  name: string;
+  uuid: string;
+  first: number;
+  second: number;
+  text: string;
+}
+
+export type NativeEventKind = 'lifecycle' | 'reboot' | 'deviceAdded' | 'deviceRemoved' | 'agentLifecycle' | 'close';
+
+export interface NativeStatsRecord {
+  name: string;
+  uuid: string;
+  stats: Record<string, number | string | boolean>;
+}
+
+export interface NativeDomain {
+  readonly name: string;
+  readonly uuid: string;
+  free(): void;
+  create(flags: number): Promise<void>;
+  shutdown(flags: number): Promise<void>;
+  destroy(flags: number): Promise<void>;
+  undefine(flags: number): Promise<void>;
+  suspend(): Promise<void>;
+  resume(): Promise<void>;
+  reset(): Promise<void>;
+  reboot(flags: number): Promise<void>;
+  getState(): Promise<{ state: number; reason: number }>;
+  getInfo(): Promise<{ state: number; maxMemKiB: number; memoryKiB: number; nrVirtCpu: number; cpuTimeNs: number }>;
+  getXMLDesc(flags: number): Promise<string>;
+  getStats(stats: number, flags: number): Promise<NativeStatsRecord[]>;
+  attachDevice(xml: string, flags: number): Promise<void>;
+  detachDevice(xml: string, flags: number): Promise<void>;
+  qemuAgentCommand(command: string, timeoutSeconds: number): Promise<string>;
+}
+
+export interface NativeConnection {
+  close(): Promise<void>;
+  ref(): void;
+  unref(): void;
+  isAlive(): Promise<boolean>;
+  getLibVersion(): Promise<number>;
+  getVersion(): Promise<number>;
+  getHostname(): Promise<string>;
+  getCapabilities(): Promise<string>;
+  listAllDomains(flags: number): Promise<NativeDomain[]>;
+  defineXML(xml: string, flags: number): Promise<NativeDomain>;
+  lookupByName(name: string): Promise<NativeDomain>;
+  lookupByUUID(uuid: string): Promise<NativeDomain>;
+  getAllDomainStats(stats: number, flags: number): Promise<NativeStatsRecord[]>;
+}
+
+export interface NativeAddon {
+  connect(
+    uri: string,
+    readOnly: boolean,
+    keepAliveInterval: number,
+    keepAliveCount: number,
+    onEvent: (kind: NativeEventKind, payload: NativeEventPayload) => void,
+  ): Promise<NativeConnection>;
+}
+
+const require = createRequire(import.meta.url);
+
+export const addon = require('../build/Release/virt_native.node') as NativeAddon;

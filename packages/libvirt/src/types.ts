@@ -1,0 +1,84 @@
+// Value types of the face: states, events and results with libvirt's numbers turned into names.
+
+export type DomainStateName =
+  'nostate' | 'running' | 'blocked' | 'paused' | 'shutdown' | 'shutoff' | 'crashed' | 'pmsuspended';
+
+export type LifecycleEventName =
+  'defined' | 'undefined' | 'started' | 'suspended' | 'resumed' | 'stopped' | 'shutdown' | 'pmsuspended' | 'crashed';
+
+export interface DomainState {
+  state: DomainStateName;
+  /** libvirt's reason, lower case without prefix: `booted`, `user`, `destroyed`, … */
+  reason: string;
+  stateCode: number;
+  reasonCode: number;
+}
+
+export interface DomainInfo {
+  state: DomainStateName;
+  stateCode: number;
+  maxMemKiB: number;
+  memoryKiB: number;
+  nrVirtCpu: number;
+  cpuTimeNs: number;
+}
+
+export interface DomainStats {
+  name: string;
+  uuid: string;
+  /** libvirt's typed parameters by field name (`state.state`, `balloon.current`, …); 64-bit counters are Numbers. */
+  stats: Record<string, number | string | boolean>;
+}
+
+export interface DomainEventBase {
+  name: string;
+  uuid: string;
+}
+
+export interface DomainLifecycleEvent extends DomainEventBase {
+  event: LifecycleEventName;
+  /** The detail's name for that event, e.g. `booted`, `paused`, `destroyed`, `finished`. */
+  detail: string;
+  eventCode: number;
+  detailCode: number;
+}
+
+export interface DeviceEvent extends DomainEventBase {
+  /** The device alias, e.g. `ua-disk1`. */
+  alias: string;
+}
+
+export interface AgentLifecycleEvent extends DomainEventBase {
+  state: 'connected' | 'disconnected' | 'unknown';
+  /** `unknown`, `domain_started` or `channel`. */
+  reason: string;
+  stateCode: number;
+  reasonCode: number;
+}
+
+/** Why the daemon went away: libvirt's virConnectCloseReason in lower case. */
+export type CloseReason = 'error' | 'eof' | 'keepalive' | 'client';
+
+export interface ConnectionEvents {
+  domainEvent: [DomainLifecycleEvent];
+  reboot: [DomainEventBase];
+  deviceAdded: [DeviceEvent];
+  deviceRemoved: [DeviceEvent];
+  agentLifecycle: [AgentLifecycleEvent];
+  close: [CloseReason];
+}
+
+export interface ConnectOptions {
+  /** Open read-only (virConnectOpenReadOnly semantics). */
+  readOnly?: boolean;
+  /** Seconds between keepalive probes; 0 disables. Default 5. Only remote URIs use it. */
+  keepAliveInterval?: number;
+  /** Unanswered probes before the connection is declared dead. Default 3. */
+  keepAliveCount?: number;
+}
+
+export interface DeviceFlagsObject {
+  live?: boolean;
+  config?: boolean;
+  force?: boolean;
+}
