@@ -33,7 +33,7 @@ export function formatAddress(family: Family, value: bigint): string {
   const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((s) => Number((value >> s) & 0xffffn));
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i += 1;
       continue;
@@ -61,7 +61,8 @@ export function parseVmCidr(text: string, family: Family): Cidr {
   }
   const prefix = Number(prefixText);
   // KubeVirt needs a gateway and a guest: at least 2 host addresses.
-  if (prefix > bits - 2) throw new InvalidCidrError(text, 'VM CIDR subnet is too small, at least 2 host addresses are required');
+  if (prefix > bits - 2)
+    throw new InvalidCidrError(text, 'VM CIDR subnet is too small, at least 2 host addresses are required');
   const hostMask = (1n << BigInt(bits - prefix)) - 1n;
   return { family, network: value & ~hostMask, prefix };
 }

@@ -57,7 +57,14 @@ function portRulesFor(i: NatInputs, p: PortSpec, loopbacks: string, daddrs: stri
 
 /** Rules per chain, in the order nft must hold them. */
 export function natRules(i: NatInputs): ChainRules {
-  const rules: ChainRules = { prerouting: [], input: [], output: [], postrouting: [], [PREINBOUND]: [], [POSTINBOUND]: [] };
+  const rules: ChainRules = {
+    prerouting: [],
+    input: [],
+    output: [],
+    postrouting: [],
+    [PREINBOUND]: [],
+    [POSTINBOUND]: [],
+  };
   const lo = i.family === 'ip' ? '127.0.0.1' : '::1';
   const loopbacks = i.istio && i.family === 'ip' ? `${lo}, 127.0.0.6` : lo;
   const daddrs = i.istio && i.family === 'ip' && i.podIpv4 ? `${lo}, ${i.podIpv4}` : lo;

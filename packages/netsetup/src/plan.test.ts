@@ -16,7 +16,8 @@ const pod: PodInterfaceFacts = {
     { address: 'fe80::1', prefixLength: 64 },
   ],
   routes: [{ destination: 'default', gateway: '10.244.1.1' }],
-  resolvConf: 'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
+  resolvConf:
+    'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
   hostname: 'vmi-fedora',
 };
 
@@ -61,7 +62,14 @@ describe('planMasquerade: nft golden lines (network spec §3)', () => {
       expect(t).toContain(line);
     }
     const order = [...t.matchAll(/\tchain (\S+) \{/g)].map((m) => m[1]);
-    expect(order).toEqual(['prerouting', 'input', 'output', 'postrouting', 'KUBEVIRT_PREINBOUND', 'KUBEVIRT_POSTINBOUND']);
+    expect(order).toEqual([
+      'prerouting',
+      'input',
+      'output',
+      'postrouting',
+      'KUBEVIRT_PREINBOUND',
+      'KUBEVIRT_POSTINBOUND',
+    ]);
     expect(t).not.toContain('dstnat');
   });
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// virt-netsetup: discover + plan + apply the masquerade binding in a pod namespace, or tear it down.
+// Exit codes: 0 done, 2 bad input (nothing was changed), 1 any other failure (what was created is rolled back).
+import { applyPlan } from './apply.js';
+import { parseCli, USAGE } from './cli-args.js';
+import type { MasqueradeArgs, TeardownArgs } from './cli-args.js';
+import { discoverPodInterface } from './discover.js';
+import { BadInputError } from './errors.js';
+import { planMasquerade } from './plan.js';
+import { teardown } from './teardown.js';
+import { MasqueradePlan, MasqueradeRequest } from './gen/virtlauncher/netsetup/v1/netsetup.js';
+
+async function masquerade(a: MasqueradeArgs): Promise<void> {
+  const pod = await discoverPodInterface(a.netns, a.podIface, { resolvConfPath: a.resolvConf, hostname: a.hostname });
+  const plan = planMasquerade(
+    MasqueradeRequest.fromPartial({
+      pod,
+      ports: a.ports,
+      ipv6: a.ipv6,
+      queues: a.queues,
+      tapUid: a.tapUid,
+      tapGid: a.tapGid,
+      vmNetworkCidr: a.vmCidr,
+      vmIpv6NetworkCidr: a.vmIpv6Cidr,
+      subdomain: a.subdomain,
+      legacyMigrationPorts: a.legacyMigrationPorts,
+      istio: a.istio,
+    }),
+  );
+  const applied = a.dryRun ? undefined : await applyPlan(plan, a.netns);
+  if (a.output === 'json') {
+    process.stdout.write(`${JSON.stringify({ plan: MasqueradePlan.toJSON(plan), applied })}\n`);
+    return;
+  }
+  const lines = [
+    `bridge ${plan.bridge!.name} ${plan.bridge!.mac} mtu ${plan.bridge!.mtu} ${plan.bridge!.addresses.join(' ')}`,
+    `tap ${plan.tap!.name} master ${plan.tap!.master} mtu ${plan.tap!.mtu} owner ${plan.tap!.ownerUid}:${plan.tap!.ownerGid}` +
+      (plan.tap!.multiqueue ? ` multiqueue ${plan.tap!.queues}` : ''),
+    ...plan.sysctls.map((s) => `sysctl ${s.path}=${s.value}`),
+    plan.dhcp?.v4 &&
+      `dhcp4 ${plan.dhcp.v4.clientIpCidr} router ${plan.dhcp.v4.router} dns ${plan.dhcp.v4.dnsServers.join(',')} search ${plan.dhcp.v4.searchDomains.join(',')} mtu ${plan.dhcp.v4.mtu}`,
+    plan.dhcp?.v6 && `dhcp6 ${plan.dhcp.v6.clientIpCidr} dns ${plan.dhcp.v6.dnsServers.join(',')}`,
+    applied ? (applied.noop ? 'applied: already in place' : 'applied') : 'dry run: nothing applied',
+  ].filter((l): l is string => !!l);
+  process.stdout.write(`${lines.join('\n')}\n${plan.nftRuleset}`);
+}
+
+async function down(a: TeardownArgs): Promise<void> {
+  const report = await teardown(a.podIface, a.netns);
+  if (a.output === 'json') process.stdout.write(`${JSON.stringify(report)}\n`);
+  else {
+    process.stdout.write(
+      `tables deleted: ${report.tablesDeleted.join(', ') || 'none'}\nlinks deleted: ${report.linksDeleted.join(', ') || 'none'}\n`,
+    );
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const args = parseCli(argv);
+    await (args.command === 'masquerade' ? masquerade(args) : down(args));
+    return 0;
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    process.stderr.write(`virt-netsetup: ${message}\n`);
+    if (err instanceof BadInputError) {
+      if (err.name === 'UsageError') process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
