@@ -97,3 +97,21 @@ export async function exists(path: string): Promise<boolean> {
     throw error;
   }
 }
+
+const inFlight = new Map<string, Promise<unknown>>();
+
+/**
+ * Calls for one file inside this process share one piece of work (one qemu-img run instead of N); across
+ * processes publishNoClobber decides. `joined` adapts the shared result for the callers that joined late.
+ */
+export async function singleFlight<T>(key: string, work: () => Promise<T>, joined: (result: T) => T): Promise<T> {
+  const pending = inFlight.get(key) as Promise<T> | undefined;
+  if (pending !== undefined) return joined(await pending);
+  const started = work();
+  inFlight.set(key, started);
+  try {
+    return await started;
+  } finally {
+    inFlight.delete(key);
+  }
+}

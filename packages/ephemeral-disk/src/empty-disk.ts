@@ -1,7 +1,7 @@
 // emptyDisk volumes: a sparse qcow2 of the requested capacity, kept for the life of the pod.
 import { mkdir, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { exists, publishNoClobber, removeStaleTemps, tempPathFor } from './atomic.js';
+import { exists, publishNoClobber, removeStaleTemps, singleFlight, tempPathFor } from './atomic.js';
 import { InvalidRequestError, SizeTooSmallError } from './errors.js';
 import type { EmptyDiskRequest, EmptyDiskResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { inspectImage } from './image.js';
@@ -22,7 +22,14 @@ export async function createEmptyDisk(request: EmptyDiskRequest, options: CallOp
   const size = alignDownToMiB(parseQuantity(request.capacity));
   if (size === 0n) throw new SizeTooSmallError(`volume ${request.volume}`, size);
   const path = emptyDiskPath(request.emptyDiskDir, request.volume);
+  return singleFlight(
+    path,
+    () => makeOrReuse(path, size, options),
+    (shared) => ({ ...shared, created: false }),
+  );
+}
 
+async function makeOrReuse(path: string, size: bigint, options: CallOptions): Promise<EmptyDiskResult> {
   if (await exists(path)) return reuse(path, options);
   await mkdir(dirname(path), { recursive: true, mode: 0o755 });
   await removeStaleTemps(path);

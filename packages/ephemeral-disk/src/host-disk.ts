@@ -52,7 +52,10 @@ export async function createHostDisk(request: HostDiskRequest, options: CallOpti
     report(options, { step: 'reuse-host-disk', subject: path, msg: `host disk ${path} exists, kept` });
     return { path, size, created: false, tolerated: false };
   }
-  const fs = await statfs(dirname(path), { bigint: true });
+  const fs = await statfs(dirname(path), { bigint: true }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InvalidRequestError('path', `directory ${dirname(path)} cannot be used (${code})`);
+  });
   const available = fs.bavail * fs.bsize - (request.reserveBytes ?? DEFAULT_RESERVE);
   const plan = planHostDiskSize(path, requested, available, tolerationPercent);
   if (plan.tolerated) {

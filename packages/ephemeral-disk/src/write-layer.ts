@@ -2,7 +2,7 @@
 // so once it exists it is only ever reused: never recreated, never replaced.
 import { chmod, mkdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { publishNoClobber, removeStaleTemps, tempPathFor, exists } from './atomic.js';
+import { exists, publishNoClobber, removeStaleTemps, singleFlight, tempPathFor } from './atomic.js';
 import { BackingFileNotFoundError, BackingFormatMismatchError, InvalidRequestError } from './errors.js';
 import type { WriteLayerRequest, WriteLayerResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { acceptedBackingFormat, inspectImage, type InspectLimits } from './image.js';
@@ -23,9 +23,6 @@ export function writeLayerPath(ephemeralDir: string, volume: string): string {
   return join(resolve(ephemeralDir), 'disk-data', volume, 'disk.qcow2');
 }
 
-// Calls for one layer inside this process share one piece of work; across processes link(2) decides.
-const inFlight = new Map<string, Promise<WriteLayerResult>>();
-
 export async function createWriteLayer(
   request: WriteLayerRequest,
   options: WriteLayerOptions = {},
@@ -38,15 +35,12 @@ export async function createWriteLayer(
     throw new InvalidRequestError('backing_format', `${JSON.stringify(requested)} is not raw or qcow2`);
   }
   const path = writeLayerPath(request.ephemeralDir, request.volume);
-  const pending = inFlight.get(path);
-  if (pending !== undefined) return { ...(await pending), created: false };
-  const work = makeOrReuse(path, resolve(request.backingFile), requested, options);
-  inFlight.set(path, work);
-  try {
-    return await work;
-  } finally {
-    inFlight.delete(path);
-  }
+  const backing = resolve(request.backingFile);
+  return singleFlight(
+    path,
+    () => makeOrReuse(path, backing, requested, options),
+    (shared) => ({ ...shared, created: false }),
+  );
 }
 
 async function makeOrReuse(
