@@ -1,0 +1,89 @@
+// Golden vectors from KubeVirt's converter tests (../shared/golden), compared semantically after
+// dropping empty elements. Each context mapping below says which KubeVirt test value it stands for.
+import { describe, expect, it } from 'vitest';
+import { convert } from './builder.js';
+import type { Configurator } from './configurators/configurator.js';
+import { cpu } from './configurators/cpu.js';
+import { disks } from './configurators/disks.js';
+import { interfaces } from './configurators/interfaces.js';
+import { memoryBacking } from './configurators/memory-backing.js';
+import { resolveContext } from './context/resolve.js';
+import { emptyDomain } from './domain/types.js';
+import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
+import { flatten, goldenExists, goldenJson, readGolden, tree } from './testing/golden.js';
+import type { Node } from './testing/xml-tree.js';
+import type { VirtualMachineInstance } from './vmi/types.js';
+import { parseVmi } from './vmi/parse.js';
+import { domainToXmlNode, toDomainXml } from './xml/domain-xml.js';
+import { serialize } from './xml/node.js';
+
+/** The directories KubeVirt's unit tests use instead of the launcher's (mock ephemeral creator, cloud-init package default). */
+const TEST_PATHS = {
+  ephemeralOverlayDir: '/var/run/libvirt/kubevirt-ephemeral-disk',
+  cloudInitDir: '/var/run/libvirt/cloud-init-dir',
+};
+
+function goldenContext(vector: string, extra: Partial<ConverterContext> = {}): ConverterContext {
+  const ctx = ConverterContext.fromJSON(goldenJson(vector, 'context.json'));
+  // The vectors cover the converter only; the domain manager's hot-plug ports come later in KubeVirt.
+  return { ...ctx, paths: TEST_PATHS, hotplugPorts: false, ...extra };
+}
+
+function expectSameTree(actual: Node, expected: Node): void {
+  expect(flatten(actual).join('\n')).toEqual(flatten(expected).join('\n'));
+}
+
+/** Runs one configurator alone, as KubeVirt's configurator tests do, and renders the named elements. */
+function fragment(step: Configurator, vmi: VirtualMachineInstance, ctx: ConverterContext, pick: (root: ReturnType<typeof domainToXmlNode>) => ReturnType<typeof domainToXmlNode>[], tweak?: (r: ReturnType<typeof resolveContext>) => void): string {
+  const resolved = resolveContext(ctx, vmi);
+  tweak?.(resolved);
+  const domain = emptyDomain();
+  step.configure(vmi, domain, resolved);
+  return pick(domainToXmlNode(domain)).map(serialize).join('');
+}
+
+const child = (root: ReturnType<typeof domainToXmlNode>, name: string) => root.children.filter((c) => c.name === name);
+const devices = (root: ReturnType<typeof domainToXmlNode>, name: string) => child(root, 'devices').flatMap((d) => child(d, name));
+const vmiOf = (vector: string) => goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
+
+describe.runIf(goldenExists())('golden vectors', () => {
+  it('x86_64: the full VMI converts to domain_x86_64.xml', () => {
+    const domain = convert(vmiOf('x86_64'), goldenContext('x86_64'));
+    expectSameTree(tree(toDomainXml(domain)), tree(readGolden('x86_64', 'domain.xml')));
+  });
+
+  it('x86_64: parseVmi (webhook defaults) on the already-defaulted VMI changes nothing that shows', () => {
+    const vmi = parseVmi(readGolden('x86_64', 'vmi.json'));
+    expectSameTree(tree(toDomainXml(convert(vmi, goldenContext('x86_64')))), tree(readGolden('x86_64', 'domain.xml')));
+  });
+
+  it('x86_64: the VMI before API defaults converts to the same domain once parseVmi defaults it', () => {
+    const vmi = parseVmi(readGolden('x86_64', 'vmi.pre-defaults.json'));
+    expectSameTree(tree(toDomainXml(convert(vmi, goldenContext('x86_64')))), tree(readGolden('x86_64', 'domain.xml')));
+  });
+
+  it('cpu-topology: cores 4, threads 2, sockets 6 -> 48 vCPUs, host-model', () => {
+    // The test builds the configurator with mpxCPUValidation=false (context.json lists it).
+    const xml = fragment(cpu, vmiOf('cpu-topology'), goldenContext('cpu-topology'), (r) => [...child(r, 'cpu'), ...child(r, 'vcpu')], (r) => {
+      r.arch = { ...r.arch, mpxValidation: false };
+    });
+    expectSameTree(tree(xml), tree(readGolden('cpu-topology', 'expected.xml')));
+  });
+
+  it('memory-backing-hugepages: hugepages with a memfd source', () => {
+    const xml = fragment(memoryBacking, vmiOf('memory-backing-hugepages'), goldenContext('memory-backing-hugepages'), (r) => child(r, 'memoryBacking'));
+    expectSameTree(tree(xml), tree(readGolden('memory-backing-hugepages', 'expected.xml')));
+  });
+
+  it('network-masquerade-pod: tap-attached masquerade interface (ROM tuning off as in the test)', () => {
+    const xml = fragment(interfaces, vmiOf('network-masquerade-pod'), goldenContext('network-masquerade-pod'), (r) => devices(r, 'interface'), (r) => {
+      r.arch = { ...r.arch, romTuning: false };
+    });
+    expectSameTree(tree(xml), tree(readGolden('network-masquerade-pod', 'expected.xml')));
+  });
+
+  it.each(['storage-cloudinit-nocloud', 'storage-containerdisk', 'storage-empty-cdrom'])('%s: one disk', (vector) => {
+    const xml = fragment(disks, vmiOf(vector), goldenContext(vector), (r) => devices(r, 'disk'));
+    expectSameTree(tree(xml), tree(readGolden(vector, 'expected.xml')));
+  });
+});
