@@ -4,7 +4,7 @@ import type { DhcpV4Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
 import { DhcpDecodeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { formatMac } from '../addr.js';
-import { type BoundSocket, type Peer, openBoundSocket } from '../bound-socket.js';
+import { type Peer, openBoundSocket } from '../bound-socket.js';
 import { decodeDhcpPacket } from './packet.js';
 import { MessageType } from './options.js';
 import { prepareV4 } from './prepare.js';
@@ -27,7 +27,6 @@ export interface V4Server {
 export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
   const prepared = prepareV4(cfg, logger);
   const stats: V4Stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
-  let socket: BoundSocket | undefined;
 
   const handle = (data: Buffer, from: Peer): void => {
     stats.received++;
@@ -43,7 +42,7 @@ export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
         logger.info(decision.msg, { ...decision.fields, mac: formatMac(req.chaddr) });
         return;
       }
-      socket?.send(encodeDecision(decision), { ...decision.to, scopeId: 0 });
+      socket.send(encodeDecision(decision), { ...decision.to, scopeId: 0 });
       stats.replied++;
       logger.info(`sent ${typeNames[decision.type] ?? decision.type}`, {
         mac: formatMac(req.chaddr),
@@ -62,7 +61,7 @@ export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
     }
   };
 
-  socket = openBoundSocket(4, prepared.interfaceName, 67, handle);
+  const socket = openBoundSocket(4, prepared.interfaceName, 67, handle);
   logger.info('DHCPv4 server listening', {
     interface: prepared.interfaceName,
     serverIp: prepared.serverIp,
@@ -71,6 +70,6 @@ export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
   });
   return {
     stats,
-    close: () => socket?.close(),
+    close: () => socket.close(),
   };
 }

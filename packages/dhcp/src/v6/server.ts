@@ -2,7 +2,7 @@
 import type { DhcpV6Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
 import { DhcpDecodeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type BoundSocket, type Peer, openBoundSocket } from '../bound-socket.js';
+import { type Peer, openBoundSocket } from '../bound-socket.js';
 import { decodeDhcpv6Message, encodeDhcpv6Message } from './message.js';
 import { prepareV6, respondV6 } from './respond.js';
 
@@ -23,7 +23,6 @@ export interface V6Server {
 export function startV6(cfg: DhcpV6Config, logger: Logger): V6Server {
   const prepared = prepareV6(cfg);
   const stats: V6Stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
-  let socket: BoundSocket | undefined;
   const handle = (data: Buffer, from: Peer): void => {
     stats.received++;
     try {
@@ -33,7 +32,7 @@ export function startV6(cfg: DhcpV6Config, logger: Logger): V6Server {
         logger.debug('ignoring DHCPv6 message', { reason: decision.reason, from: from.address });
         return;
       }
-      socket?.send(encodeDhcpv6Message(decision.message), from);
+      socket.send(encodeDhcpv6Message(decision.message), from);
       stats.replied++;
       logger.info(`sent ${decision.note}`, { to: from.address, xid: decision.message.transactionId });
     } catch (e) {
@@ -45,7 +44,7 @@ export function startV6(cfg: DhcpV6Config, logger: Logger): V6Server {
       }
     }
   };
-  socket = openBoundSocket(6, prepared.interfaceName, 547, handle, ALL_DHCP_SERVERS);
+  const socket = openBoundSocket(6, prepared.interfaceName, 547, handle, ALL_DHCP_SERVERS);
   logger.info('DHCPv6 server listening', { interface: prepared.interfaceName });
-  return { stats, close: () => socket?.close() };
+  return { stats, close: () => socket.close() };
 }
