@@ -15,11 +15,11 @@ export function testDomainXml(name: string): string {
 }
 
 /** A TCG guest with no disks: SeaBIOS finds nothing to boot and idles, which is enough to see it run. */
-export function tcgDomainXml(name: string): string {
+export function tcgDomainXml(name: string, extraDevices = ''): string {
   return `<domain type='qemu'><name>${name}</name><memory unit='MiB'>64</memory><vcpu>1</vcpu>
   <os><type arch='x86_64' machine='q35'>hvm</type></os>
-  <devices><emulator>/usr/bin/qemu-system-x86_64</emulator><graphics type='none'/><video><model type='none'/></video>
-  <memballoon model='none'/></devices></domain>`;
+  <devices><emulator>/usr/bin/qemu-system-x86_64</emulator><video><model type='none'/></video>
+  <controller type='usb' model='qemu-xhci'/>${extraDevices}</devices></domain>`;
 }
 
 /** Resolves with the first lifecycle event of `name` matching `event`; rejects after `ms`. */
