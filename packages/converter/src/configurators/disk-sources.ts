@@ -19,9 +19,11 @@ function basename(path: string): string {
   return parts[parts.length - 1] ?? '';
 }
 
+// KubeVirt also writes name=<volume> on block sources; libvirt's schema allows `name` only on network
+// disks (virt-xml-validate rejects it), so it is left out.
 function pvcDisk(name: string, block: boolean, ctx: Resolved): VolumeDisk {
   return block
-    ? { type: 'block', format: 'raw', source: { dev: `/dev/${name}`, name } }
+    ? { type: 'block', format: 'raw', source: { dev: `/dev/${name}` } }
     : { type: 'file', format: 'raw', source: { file: `${ctx.paths.kubevirtPrivateDir}/vmi-disks/${name}/disk.img` } };
 }
 
