@@ -50,7 +50,11 @@ function addressSteps(bridge: BridgePlan, link: IpLink | undefined): string[] {
   const have = (link?.addr_info ?? []).filter((a) => a.scope !== 'link').map((a) => `${a.local}/${a.prefixlen}`);
   return [
     ...have.filter((a) => !bridge.addresses.includes(a)).map((a) => `addr del ${a} dev ${bridge.name}`),
-    ...bridge.addresses.filter((a) => !have.includes(a)).map((a) => `addr add ${a} dev ${bridge.name}`),
+    // No duplicate address detection on the bridge: the VM network is private to this pod, and a tentative
+    // gateway would leave an IPv6 guest without a router for the first seconds.
+    ...bridge.addresses
+      .filter((a) => !have.includes(a))
+      .map((a) => `addr add ${a} dev ${bridge.name}${a.includes(':') ? ' nodad' : ''}`),
   ];
 }
 
