@@ -83,7 +83,8 @@ export function parseServeArgs(argv: readonly string[]): ServeCommand {
       hostname: values.hostname ?? '',
       routes: (values.route ?? []).map((r) => {
         const [destination, gateway = '', extra] = r.split(',');
-        if (!destination || extra !== undefined) throw new UsageError(`--route: "${r}" is not CIDR,GATEWAY`);
+        if (!destination || !r.includes(',') || extra !== undefined)
+          throw new UsageError(`--route: "${r}" is not CIDR,GATEWAY`);
         return { destination, gateway };
       }),
       leaseSeconds: uint(values['lease-seconds'], 'lease-seconds', 0xffffffff),
