@@ -1,6 +1,7 @@
 // Test helper run inside a namespace (`ip netns exec NS node peer-server.mjs NAME PORT...`): every TCP
 // connection is answered with "NAME peer=<remote address>" and closed. Prints "ready" once all ports listen.
 import { createServer } from 'node:net';
+import process from 'node:process';
 
 const [name, ...ports] = process.argv.slice(2);
 let listening = 0;
