@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { run, vmi } from '../testing/fixture.js';
+import { graphics } from './graphics.js';
+
+describe('graphics', () => {
+  it('VNC socket in <private>/<uid>/virt-vnc and a vga card on amd64', () => {
+    const d = run(graphics, vmi(), { paths: { kubevirtPrivateDir: '/root/kp/' } });
+    expect(d.devices.graphics[0]?.listen.socket).toBe('/root/kp/uid-1/virt-vnc');
+    expect(d.devices.videos).toEqual([{ type: 'vga', heads: 1, vram: 16384 }]);
+  });
+  it('virtio video on arm64, nothing when autoattach is off', () => {
+    expect(run(graphics, vmi(), { architecture: 'arm64' }).devices.videos).toEqual([{ type: 'virtio', heads: 1 }]);
+    expect(run(graphics, vmi({ devices: { autoattachGraphicsDevice: false } })).devices.graphics).toEqual([]);
+  });
+});

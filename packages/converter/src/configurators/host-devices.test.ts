@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { HostDevice } from '../gen/virtlauncher/converter/v1/converter.js';
+import { run, vmi } from '../testing/fixture.js';
+import { hostDevices } from './host-devices.js';
+
+describe('host devices', () => {
+  it('generic, GPU, SR-IOV in that order; PCI addresses parsed', () => {
+    const d = run(hostDevices, vmi(), {
+      sriovDevices: [
+        HostDevice.fromPartial({ type: 'pci', alias: 'sriov-net1', pciAddress: '0000:81:01.0', bootOrder: 2 }),
+      ],
+      gpuHostDevices: [HostDevice.fromPartial({ type: 'mdev', alias: 'gpu-g', mdevUuid: 'abc', display: true })],
+    });
+    expect(d.devices.hostdevs.map((h) => h.alias?.name)).toEqual(['ua-gpu-g', 'ua-sriov-net1']);
+    expect(d.devices.hostdevs[1]).toMatchObject({
+      managed: 'no',
+      bootOrder: 2,
+      source: { address: { domain: '0x0000', bus: '0x81', slot: '0x01', function: '0x0' } },
+    });
+  });
+  it('a bad PCI address names the context field', () => {
+    expect(() =>
+      run(hostDevices, vmi(), { genericHostDevices: [HostDevice.fromPartial({ type: 'pci', pciAddress: 'nope' })] }),
+    ).toThrow('context.genericHostDevices[0].pciAddress');
+  });
+});

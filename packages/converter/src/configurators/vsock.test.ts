@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { run, vmi } from '../testing/fixture.js';
+import { vsock } from './vsock.js';
+
+describe('vsock', () => {
+  it('uses the CID from status, only when set', () => {
+    const v = vmi();
+    expect(run(vsock, v).devices.vsock).toBeUndefined();
+    v.status = { VSOCKCID: 100 };
+    expect(run(vsock, v, { useVirtioTransitional: true }).devices.vsock).toEqual({
+      model: 'virtio-non-transitional',
+      cid: 100,
+    });
+  });
+});
