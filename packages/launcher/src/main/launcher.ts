@@ -1,23 +1,128 @@
-// The main sequence (launcher.md §3) as named steps: directories, cmd server, self-ping, ready, then wait
-// until a signal or the domain's end stops the launcher.
+// The main sequence (launcher.md §3) as named steps: directories, libvirt daemons, connection, cmd server,
+// self-ping, ready, wait for the domain, monitor QEMU, final notification, stop everything.
 import type { LauncherFlags } from '../flags.js';
 import { resolvePaths } from '../paths.js';
+import type { LauncherPaths } from '../paths.js';
+import { log } from '../log.js';
 import { CmdServer } from '../cmd-server/server.js';
 import { selfPing } from '../cmd-server/self-ping.js';
-import { ok } from '../cmd-server/rpc-table.js';
+import { domainHandlers } from '../cmd-server/handlers.js';
+import { startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import { DomainManager } from '../domain/manager.js';
+import { MetadataCache } from '../domain/metadata.js';
+import { DomainEventMonitor } from '../events/domain-events.js';
+import { Notifier } from '../events/notifier.js';
+import { DhcpServers } from '../network/dhcp.js';
 import { initializeDirs } from './dirs.js';
+import { LibvirtSession } from './libvirt-session.js';
+import { monitorQemu } from './process-monitor.js';
+import { waitForFinalNotify } from './final-notify.js';
 import { trapSignals } from './signals.js';
+import type { StopSignal } from './signals.js';
+import { waitForDomain } from './wait-domain.js';
+import { LauncherPanic } from '../errors.js';
+
+async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await fn();
+  log.info(`phase ${phase} done`, { phase, durationMs: Math.round(performance.now() - started) });
+  return result;
+}
+
+interface Running {
+  flags: LauncherFlags;
+  paths: LauncherPaths;
+  stop: StopSignal;
+  session: LibvirtSession;
+  manager: DomainManager;
+  events: DomainEventMonitor;
+  metadata: MetadataCache;
+}
+
+/** After the domain appeared: watch QEMU, handle the stop signal, make sure the handler hears the end. */
+async function superviseDomain(r: Running, domainName: string, localDaemons: boolean): Promise<void> {
+  await monitorQemu({
+    domainName,
+    conn: () => r.session.conn,
+    pidDir: localDaemons ? r.paths.qemuRunDir : undefined,
+    qemuTimeoutMs: r.flags.qemuTimeoutMs,
+    gracePeriodSeconds: r.flags.gracePeriodSeconds,
+    stop: r.stop,
+    onGraceful: async () => {
+      r.metadata.update((m) => {
+        m.GracePeriod ??= { DeletionGracePeriodSeconds: r.flags.gracePeriodSeconds };
+        m.GracePeriod.MarkedForGracefulShutdown = true;
+      });
+      log.info('Signaled graceful shutdown');
+      // No handler may be left to ask for it (pod deletion): power off through ACPI ourselves.
+      const dom = await r.session.conn.lookupDomainByName(domainName);
+      await dom.shutdown().catch(() => undefined);
+    },
+    onFinal: async (pid) => {
+      try {
+        await r.manager.kill(domainName);
+      } catch (err) {
+        log.error('Unable to stop qemu with libvirt', { reason: String(err) });
+        if (pid) {
+          log.info('Falling back to SIGTERM');
+          process.kill(pid, 'SIGTERM');
+        }
+      }
+    },
+  });
+  await waitForFinalNotify(r.events, () => r.manager.kill(domainName));
+}
 
 export async function runLauncher(flags: LauncherFlags): Promise<void> {
   const paths = resolvePaths(flags);
   const stop = trapSignals();
-  await initializeDirs(paths, flags.uid);
+  await timed('directories', () => initializeDirs(paths, flags.uid));
+  if (flags.simulateCrash) throw new LauncherPanic('Simulated virt-launcher crash');
 
-  const server = new CmdServer({ ping: async () => ok() });
-  await server.listen(paths.initSocket);
-  await selfPing(paths.initSocket);
-  await server.markReady(paths.readySocket);
+  let daemons: LibvirtDaemons | undefined;
+  if (!flags.libvirtUri) daemons = await timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
+  const metadata = new MetadataCache();
+  const notifier = new Notifier(paths.notifySocket);
+  const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
+  // eslint-disable-next-line prefer-const
+  let session: LibvirtSession;
+  const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
+  session = new LibvirtSession(flags.libvirtUri || (daemons?.uri ?? ''), {
+    totalMs: daemons ? 30_000 : 15_000,
+    describeFailure: () => daemons?.describe() ?? '',
+    onReconnect: (conn) => events.attach(conn),
+  });
+  const dhcp = new DhcpServers(paths);
+  let server: CmdServer | undefined;
+  try {
+    await timed('connect', () => session.connect());
+    events.attach(session.conn);
+    const manager = new DomainManager(domainName, {
+      conn: () => session.conn,
+      flags,
+      paths,
+      metadata,
+      prepareNetwork: (vmi) => dhcp.start(vmi),
+    });
+    server = new CmdServer(domainHandlers(manager));
+    await timed('cmd server', async () => {
+      await server?.listen(paths.initSocket);
+      await selfPing(paths.initSocket);
+      await server?.markReady(paths.readySocket);
+    });
 
-  await stop.received;
-  await server.stop();
+    const found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
+    if (found) {
+      log.info(`Domain ${found} found`);
+      const r = { flags, paths, stop, session, manager, events, metadata };
+      await superviseDomain(r, found, daemons !== undefined);
+    }
+  } finally {
+    await server?.stop();
+    await dhcp.stop();
+    notifier.close();
+    await session.close();
+    await daemons?.stop();
+  }
 }

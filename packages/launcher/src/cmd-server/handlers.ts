@@ -1,0 +1,53 @@
+// Cmd RPC handlers: each one small, delegating to the DomainManager, logging KubeVirt's per-RPC message.
+import type { DomainManager } from '../domain/manager.js';
+import { log } from '../log.js';
+import { ok } from './rpc-table.js';
+import type { CmdHandlers } from './rpc-table.js';
+
+export function domainHandlers(manager: DomainManager): CmdHandlers {
+  return {
+    ping: async () => ok(),
+    syncVirtualMachine: async (req) => {
+      const vmi = await manager.sync(req);
+      log.info('Synced vmi', { name: vmi.name, namespace: vmi.namespace, uid: vmi.uid });
+      return ok();
+    },
+    pauseVirtualMachine: async (req) => {
+      await manager.pause(req);
+      log.info('Paused vmi');
+      return ok();
+    },
+    unpauseVirtualMachine: async (req) => {
+      await manager.unpause(req);
+      log.info('Unpaused vmi');
+      return ok();
+    },
+    shutdownVirtualMachine: async (req) => {
+      await manager.shutdown(req);
+      log.info('Signaled vmi shutdown');
+      return ok();
+    },
+    killVirtualMachine: async (req) => {
+      const { parseVmiRequest } = await import('../vmi.js');
+      await manager.kill(parseVmiRequest(req.vmi?.vmiJson).domainName);
+      log.info('Signaled vmi kill');
+      return ok();
+    },
+    deleteVirtualMachine: async (req) => {
+      await manager.delete(req);
+      log.info('Signaled vmi deletion');
+      return ok();
+    },
+    resetVirtualMachine: async (req) => {
+      await manager.reset(req);
+      return ok();
+    },
+    softRebootVirtualMachine: async (req) => {
+      await manager.softReboot(req);
+      return ok();
+    },
+    getDomain: async () => ({ response: ok(), domain: await manager.getDomainJson() }),
+    getDomainStats: async () => ({ response: ok(), domainStats: await manager.getDomainStats() }),
+    getQemuVersion: async () => ({ response: ok(), version: await manager.getQemuVersion() }),
+  };
+}

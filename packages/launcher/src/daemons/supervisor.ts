@@ -1,0 +1,74 @@
+// Runs a daemon in the foreground and restarts it one second after it dies (KubeVirt's "<daemon> exited,
+// restarting" loop). Its stderr lines go to the launcher log, and the last ones plus the exit reason are
+// kept so a failure says why ("exited with code 1: Failed to parse user 'libvirt-qemu'") instead of a bare
+// "failed to connect socket".
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { log } from '../log.js';
+
+export class SupervisedDaemon {
+  private child: ChildProcess | undefined;
+  private stopped = false;
+  private readonly tail: string[] = [];
+  private lastExit = '';
+  restarts = 0;
+
+  constructor(
+    readonly name: string,
+    readonly binary: string,
+    readonly args: string[],
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The daemon's last stderr lines and how it last exited, for error messages. */
+  describe(): string {
+    const parts = [];
+    if (this.lastExit) parts.push(`${this.name} ${this.lastExit}`);
+    if (this.tail.length) parts.push(`${this.name} stderr: ${this.tail.slice(-5).join(' | ')}`);
+    return parts.length ? `; ${parts.join('; ')}` : '';
+  }
+
+  start(): void {
+    if (this.stopped) return;
+    const child = spawn(this.binary, this.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    let buf = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i).trim();
+        buf = buf.slice(i + 1);
+        if (!line) continue;
+        this.tail.push(line);
+        if (this.tail.length > 20) this.tail.shift();
+        log.info(line, { subcomponent: this.name });
+      }
+    });
+    child.on('error', (err) => {
+      this.lastExit = `could not be started: ${err.message}`;
+    });
+    child.on('exit', (code, signal) => {
+      this.lastExit = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      if (this.stopped) return;
+      log.warning(`${this.name} exited, restarting`, { reason: this.lastExit });
+      this.restarts++;
+      setTimeout(() => this.start(), 1000).unref();
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after 2 s: the daemons must not outlive the launcher. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,37 @@
+// Step 3 of SyncVMI: find the domain by name, or (first sync) run the preStartHook and define it
+// (launcher.md §6.1 step 4). The metadata cache learns the VMI UID and grace period here.
+import type { Domain } from '../../adapters/libvirt.js';
+import { isNoDomain } from '../../errors.js';
+import { log } from '../../log.js';
+import type { VmiView } from '../../vmi.js';
+import type { SyncEnv } from './env.js';
+import { step } from './env.js';
+import { prepareStorage } from './prepare-storage.js';
+
+export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: string): Promise<Domain> {
+  const vlog = log.with({ name: vmi.name, namespace: vmi.namespace, uid: vmi.uid, kind: 'VirtualMachineInstance' });
+  try {
+    return await env.conn().lookupDomainByName(vmi.domainName);
+  } catch (err) {
+    if (!isNoDomain(err)) {
+      vlog.error('Getting the domain failed.');
+      throw err;
+    }
+  }
+  vlog.info('Executing PreStartHook on VMI pod environment');
+  await step('prepare network', vmi, () => env.prepareNetwork(vmi));
+  await step('prepare storage', vmi, () => prepareStorage(env, vmi));
+  let dom: Domain;
+  try {
+    dom = await step('define', vmi, () => env.conn().defineXML(domainXml));
+  } catch (err) {
+    vlog.error('Defining the VirtualMachineInstance failed.');
+    throw err;
+  }
+  env.metadata.update((m) => {
+    m.UID = vmi.uid;
+    m.GracePeriod = { ...m.GracePeriod, DeletionGracePeriodSeconds: vmi.terminationGracePeriodSeconds };
+  });
+  vlog.info('Domain defined.');
+  return dom;
+}

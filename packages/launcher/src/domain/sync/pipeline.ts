@@ -1,0 +1,27 @@
+// SyncVMI as a pipeline of named steps: gather context -> convert -> look up or define (with the
+// preStartHook) -> start. Each step lives in its own file and logs its duration.
+import type { VMIRequest } from '../../gen/kubevirt/cmd/v1/cmd.js';
+import { log } from '../../log.js';
+import { parseVmiRequest } from '../../vmi.js';
+import type { VmiView } from '../../vmi.js';
+import { convertToDomain } from './convert.js';
+import type { SyncEnv } from './env.js';
+import { step } from './env.js';
+import { gatherContext } from './gather-context.js';
+import { lookupOrDefine } from './lookup-or-define.js';
+import { startIfDown } from './start.js';
+
+export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: Set<string>): Promise<VmiView> {
+  const vmi = parseVmiRequest(request.vmi?.vmiJson);
+  const context = await step('gather context', vmi, () => gatherContext(env, vmi, request.options));
+  const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
+  const dom = await step('lookup or define', vmi, () => lookupOrDefine(env, vmi, domainXml));
+  await step('start', vmi, () => startIfDown(dom, vmi, pausedByUser));
+  env.metadata.update((m) => {
+    if (m.GracePeriod && m.GracePeriod.DeletionGracePeriodSeconds !== vmi.terminationGracePeriodSeconds) {
+      m.GracePeriod.DeletionGracePeriodSeconds = vmi.terminationGracePeriodSeconds;
+      log.info(`Set new termination grace period: ${vmi.terminationGracePeriodSeconds}`);
+    }
+  });
+  return vmi;
+}
