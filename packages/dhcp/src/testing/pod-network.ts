@@ -49,6 +49,8 @@ export async function createPodNetwork(opts: { ipv6?: boolean } = {}): Promise<P
     await ip('-n', pod, 'link', 'set', 'k6t-eth0', 'address', '02:00:00:00:00:00');
     await ip('-n', pod, 'addr', 'add', '10.0.2.1/24', 'dev', 'k6t-eth0');
     if (opts.ipv6) {
+      // Link-local addresses stay tentative for a second of DAD and cannot send meanwhile; nobody else is here.
+      await execa('ip', ['netns', 'exec', pod, 'sysctl', '-qw', 'net.ipv6.conf.k6t-eth0.accept_dad=0']);
       await ip('-n', pod, 'addr', 'add', 'fd10:0:2::1/120', 'dev', 'k6t-eth0', 'nodad');
     } else {
       // No IPv6 chatter (router solicitations, MLD) on the bridge: its packet counters then count DHCP only.
@@ -58,6 +60,7 @@ export async function createPodNetwork(opts: { ipv6?: boolean } = {}): Promise<P
     await ip('-n', pod, 'link', 'set', 'tap0', 'master', 'k6t-eth0', 'up');
     await ip('-n', pod, 'link', 'set', 'k6t-eth0', 'up');
     await ip('-n', guest, 'link', 'set', 'gst0', 'name', 'eth0');
+    if (opts.ipv6) await execa('ip', ['netns', 'exec', guest, 'sysctl', '-qw', 'net.ipv6.conf.eth0.accept_dad=0']);
     await ip('-n', guest, 'link', 'set', 'eth0', 'up');
     const link = JSON.parse((await execa('ip', ['-n', guest, '-j', 'link', 'show', 'eth0'])).stdout) as Array<{
       address: string;
