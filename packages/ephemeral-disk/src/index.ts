@@ -20,3 +20,5 @@ export { validateVolumeName, validateNamespace, validateObjectName } from './nam
 export { parseQuantity, alignDownToMiB } from './quantity.js';
 export { formatLogLine, type ProgressEvent, type ProgressListener, type CallOptions } from './progress.js';
 export * from './errors.js';
+export { readAccessCredentialKeys } from './access-credentials.js';
+export { createEmptyIso } from './empty-iso.js';
