@@ -10,6 +10,14 @@ namespace {
 
 void IgnoreError(void*, virErrorPtr) {}
 
+Napi::Value Counts(const Napi::CallbackInfo& info) {
+  Napi::Object obj = Napi::Object::New(info.Env());
+  obj.Set("domainRefs", static_cast<double>(vlt::HandleCounts::domainRefs.load()));
+  obj.Set("domainObjects", static_cast<double>(vlt::HandleCounts::domainObjects.load()));
+  obj.Set("connections", static_cast<double>(vlt::HandleCounts::connections.load()));
+  return obj;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -25,6 +33,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData<vlt::AddonData>(data);
   exports.Set("NativeConnection", conn);
   exports.Set("NativeDomain", dom);
+  exports.Set("handleCounts", Napi::Function::New(env, Counts, "handleCounts"));
   exports.Set("connect", Napi::Function::New(env, vlt::NativeConnection::Connect, "connect"));
   return exports;
 }

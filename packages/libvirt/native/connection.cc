@@ -71,6 +71,7 @@ Napi::Value NativeConnection::Connect(const Napi::CallbackInfo& info) {
       Napi::Object obj = env.GetInstanceData<AddonData>()->connectionCtor.New({});
       NativeConnection* self = Unwrap(obj);
       self->state_->conn = conn;
+      HandleCounts::connections++;
       self->state_->sink = sink;
       self->state_->callbackIds = *ids;
       return obj;
@@ -93,6 +94,7 @@ Napi::Value NativeConnection::CloseAll(Napi::Env env, bool async) {
     return deferred.Promise();
   }
   state_->conn = nullptr;
+  HandleCounts::connections--;
   std::vector<virDomainPtr> doms;
   for (NativeDomain* d : state_->domains) {
     virDomainPtr p = d->Detach();

@@ -6,7 +6,12 @@
 
 namespace vlt {
 
+std::atomic<long> HandleCounts::domainRefs{0};
+std::atomic<long> HandleCounts::domainObjects{0};
+std::atomic<long> HandleCounts::connections{0};
+
 DomRef::DomRef(virDomainPtr dom) : dom_(dom) {
+  HandleCounts::domainRefs++;
   const char* name = virDomainGetName(dom);
   if (name != nullptr) name_ = name;
   char uuid[VIR_UUID_STRING_BUFLEN];
@@ -19,6 +24,7 @@ std::shared_ptr<DomRef> DomRef::Take(virDomainPtr dom) {
 }
 
 DomRef::~DomRef() {
+  HandleCounts::domainRefs--;
   if (dom_ != nullptr) virDomainFree(dom_);
 }
 
@@ -76,6 +82,7 @@ Napi::Value NativeDomain::Wrap(Napi::Env env, const std::shared_ptr<ConnState>& 
   // object stays unusable, like any domain of a closed connection.
   if (state->conn != nullptr) {
     self->dom_ = ref->release();
+    HandleCounts::domainObjects++;
     state->domains.insert(self);
   }
   return obj;
@@ -85,10 +92,14 @@ NativeDomain::NativeDomain(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Na
 
 NativeDomain::~NativeDomain() {
   if (state_) state_->domains.erase(this);
-  if (dom_ != nullptr) virDomainFree(dom_);
+  if (dom_ != nullptr) {
+    HandleCounts::domainObjects--;
+    virDomainFree(dom_);
+  }
 }
 
 virDomainPtr NativeDomain::Detach() {
+  if (dom_ != nullptr) HandleCounts::domainObjects--;
   virDomainPtr dom = dom_;
   dom_ = nullptr;
   return dom;

@@ -5,6 +5,7 @@
 #include <napi.h>
 #include <libvirt/libvirt.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -15,6 +16,13 @@
 namespace vlt {
 
 class NativeDomain;
+
+// Live-object counters, for leak tests: every increment has exactly one matching decrement.
+struct HandleCounts {
+  static std::atomic<long> domainRefs;     // DomRef holders alive (queued calls, results not yet wrapped)
+  static std::atomic<long> domainObjects;  // NativeDomain objects still owning a virDomainPtr
+  static std::atomic<long> connections;    // NativeConnection objects still owning a virConnectPtr
+};
 
 // State shared by a connection's JS object and the domains made from it. JS thread only.
 struct ConnState {

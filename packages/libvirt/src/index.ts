@@ -18,3 +18,5 @@ export {
   formatVersion,
 } from './flags.js';
 export type * from './types.js';
+export { handleCounts } from './handles.js';
+export type { HandleCounts } from './native.js';

@@ -62,7 +62,18 @@ export interface NativeConnection {
   getAllDomainStats(stats: number, flags: number): Promise<NativeStatsRecord[]>;
 }
 
+/** Live native objects; each returns to its baseline once handles are freed. */
+export interface HandleCounts {
+  /** Domain references held by calls in flight or results not yet wrapped. */
+  domainRefs: number;
+  /** Domain objects still owning a libvirt handle. */
+  domainObjects: number;
+  /** Connections not yet closed. */
+  connections: number;
+}
+
 export interface NativeAddon {
+  handleCounts(): HandleCounts;
   connect(
     uri: string,
     readOnly: boolean,
