@@ -1,0 +1,192 @@
+// Time to lease: busybox udhcpc in a guest netns against virt-dhcp and against dnsmasq configured alike, both
+// serving the same pod bridge (k6t-eth0, default route on another interface), interleaved repetitions, medians.
+// Run: npx tsx tools/bench/suites/dhcp.ts   (root; needs `npm run build` in packages/dhcp first)
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, chmodSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPS = Number(process.env.BENCH_REPS ?? 15);
+const CLI = fileURLToPath(new URL('../../../packages/dhcp/dist/cli.js', import.meta.url));
+const id = randomBytes(3).toString('hex');
+const POD = `vlt-dhcp-${id}-bpod`;
+const GUEST = `vlt-dhcp-${id}-bgst`;
+const dir = mkdtempSync(join(tmpdir(), 'vlt-dhcp-bench-'));
+const log = (msg: string): void => void process.stderr.write(`[dhcp bench] ${msg}\n`);
+
+const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+const inPod = (...args: string[]): string => sh('ip', ['-n', POD, ...args]);
+
+function createNamespaces(): string {
+  sh('ip', ['netns', 'add', POD]);
+  sh('ip', ['netns', 'add', GUEST]);
+  inPod('link', 'set', 'lo', 'up');
+  inPod('link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0-peer');
+  inPod('link', 'set', 'eth0', 'up');
+  inPod('link', 'set', 'eth0-peer', 'up');
+  inPod('addr', 'add', '192.168.50.2/24', 'dev', 'eth0');
+  inPod('route', 'add', 'default', 'via', '192.168.50.1', 'dev', 'eth0');
+  inPod('link', 'add', 'k6t-eth0', 'type', 'bridge');
+  inPod('link', 'set', 'k6t-eth0', 'address', '02:00:00:00:00:00');
+  inPod('addr', 'add', '10.0.2.1/24', 'dev', 'k6t-eth0');
+  inPod('link', 'add', 'tap0', 'type', 'veth', 'peer', 'name', 'gst0', 'netns', GUEST);
+  inPod('link', 'set', 'tap0', 'master', 'k6t-eth0', 'up');
+  inPod('link', 'set', 'k6t-eth0', 'up');
+  sh('ip', ['-n', GUEST, 'link', 'set', 'gst0', 'name', 'eth0']);
+  sh('ip', ['-n', GUEST, 'link', 'set', 'eth0', 'up']);
+  const link = JSON.parse(sh('ip', ['-n', GUEST, '-j', 'link', 'show', 'eth0'])) as Array<{ address: string }>;
+  return link[0]?.address ?? '';
+}
+
+function removeNamespaces(): void {
+  for (const ns of [POD, GUEST]) {
+    try {
+      sh('ip', ['netns', 'del', ns]);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Starts a server in the pod netns and resolves once `ready` matches its stderr. */
+function startServer(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
+  const child = spawn('ip', ['netns', 'exec', POD, cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    child.stderr?.on('data', (c: Buffer) => {
+      seen += c.toString();
+      if (ready.test(seen)) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${cmd} exited ${code}: ${seen}`)));
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+const script = join(dir, 'udhcpc.sh');
+writeFileSync(script, `#!/bin/sh\n[ "$1" = bound ] && env > ${dir}/bound.env\nexit 0\n`);
+chmodSync(script, 0o755);
+
+/** Milliseconds from spawning udhcpc to its exit with a lease carrying every option. */
+function leaseOnce(): number {
+  rmSync(join(dir, 'bound.env'), { force: true });
+  const args = ['netns', 'exec', GUEST, 'busybox', 'udhcpc', '-i', 'eth0', '-n', '-q', '-t', '3', '-T', '1'];
+  for (const o of ['mtu', 'staticroutes', 'search', 'hostname', 'domain']) args.push('-O', o);
+  const t0 = process.hrtime.bigint();
+  execFileSync('ip', [...args, '-s', script], { stdio: 'ignore' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const env = readFileSync(join(dir, 'bound.env'), 'utf8');
+  for (const want of ['ip=10.0.2.2', 'mtu=1450', 'hostname=vmi', 'staticroutes=', 'search=']) {
+    if (!env.includes(want)) throw new Error(`lease lacks ${want}:\n${env}`);
+  }
+  return ms;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+
+async function main(): Promise<void> {
+  const mac = createNamespaces();
+  const ours = [
+    CLI,
+    'serve',
+    '--interface',
+    'k6t-eth0',
+    '--server-ip',
+    '10.0.2.1',
+    '--client-ip',
+    '10.0.2.2/24',
+    '--client-mac',
+    mac,
+    '--router',
+    '10.0.2.1',
+    '--dns',
+    '10.96.0.10',
+    '--search',
+    'default.svc.cluster.local,svc.cluster.local,cluster.local',
+    '--mtu',
+    '1450',
+    '--hostname',
+    'vmi',
+    '--route',
+    '192.168.1.0/24,10.0.2.1',
+    '--route',
+    '0.0.0.0/0,10.0.2.1',
+    '--lease-seconds',
+    '3600',
+  ];
+  // dnsmasq as close as it gets: one static address for the guest's MAC, same options, no DNS, no ping probe
+  // before offering (which would only make the peer slower).
+  const peer = [
+    '--no-daemon',
+    '--conf-file=/dev/null',
+    '--interface=k6t-eth0',
+    '--bind-interfaces',
+    '--port=0',
+    '--user=root',
+    `--dhcp-leasefile=${join(dir, 'leases')}`,
+    '--no-ping',
+    '--dhcp-authoritative',
+    '--dhcp-range=10.0.2.2,10.0.2.2,255.255.255.0,3600',
+    `--dhcp-host=${mac},10.0.2.2,vmi`,
+    '--dhcp-option=option:router,10.0.2.1',
+    '--dhcp-option=option:dns-server,10.96.0.10',
+    '--dhcp-option=option:domain-search,default.svc.cluster.local,svc.cluster.local,cluster.local',
+    '--dhcp-option=option:domain-name,default.svc.cluster.local',
+    '--dhcp-option=option:mtu,1450',
+    '--dhcp-option=option:classless-static-route,192.168.1.0/24,10.0.2.1,0.0.0.0/0,10.0.2.1',
+  ];
+  const times = { ours: [] as number[], peer: [] as number[] };
+  for (let rep = 0; rep < REPS; rep++) {
+    // Alternate which server goes first so warm caches favour neither.
+    const order: Array<'ours' | 'peer'> = rep % 2 ? ['peer', 'ours'] : ['ours', 'peer'];
+    for (const who of order) {
+      const server =
+        who === 'ours'
+          ? await startServer(process.execPath, ours, /listening/)
+          : await startServer('dnsmasq', peer, /DHCP, IP range|DHCP, static leases/);
+      times[who].push(leaseOnce());
+      await stopServer(server);
+    }
+    log(
+      `rep ${rep + 1}/${REPS}: ours ${times.ours.at(-1)?.toFixed(1)} ms, dnsmasq ${times.peer.at(-1)?.toFixed(1)} ms`,
+    );
+  }
+  const o = median(times.ours);
+  const p = median(times.peer);
+  const result = {
+    suite: 'dhcp',
+    results: [
+      {
+        name: `udhcpc time to lease (median of ${REPS})`,
+        ours: +o.toFixed(2),
+        peer: +p.toFixed(2),
+        unit: 'ms',
+        ratio: +(o / p).toFixed(3),
+        goal: 1.0,
+      },
+    ],
+  };
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main()
+  .catch((e: unknown) => {
+    process.stderr.write(`[dhcp bench] failed: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    removeNamespaces();
+    rmSync(dir, { recursive: true, force: true });
+  });
