@@ -39,12 +39,15 @@ export interface GuestDns {
   domainName: string;
 }
 
-/** `<subdomain>.<longest search domain containing ".svc.">` first, when set and not already listed. */
+/** `<subdomain>.<longest search domain containing ".svc.">` first, unless that domain already starts with it. */
 function withSubdomain(search: string[], subdomain: string): string[] {
   if (!subdomain) return search;
   const svc = search.filter((d) => d.includes('.svc.')).sort((a, b) => b.length - a.length)[0];
   if (!svc) return search;
-  const fqdn = `${subdomain.toLowerCase()}.${svc}`;
+  const prefix = `${subdomain.toLowerCase()}.`;
+  // Already qualified by the subdomain (the pod's own resolv.conf may carry it): nothing to add.
+  if (svc.startsWith(prefix)) return search;
+  const fqdn = `${prefix}${svc}`;
   return search.includes(fqdn) ? search : [fqdn, ...search];
 }
 
