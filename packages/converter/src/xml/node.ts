@@ -35,8 +35,13 @@ const ENTITIES: Record<string, string> = {
   '\r': '&#13;',
 };
 
+/** The text XML can carry: characters XML 1.0 forbids become U+FFFD. */
+export function xmlSafe(value: string): string {
+  return value.replace(FORBIDDEN, '\uFFFD');
+}
+
 export function escape(value: string): string {
-  return value.replace(FORBIDDEN, '\uFFFD').replace(SPECIAL, (c) => ENTITIES[c] as string);
+  return xmlSafe(value).replace(SPECIAL, (c) => ENTITIES[c] as string);
 }
 
 function write(node: XmlNode, indent: string, out: string[]): void {

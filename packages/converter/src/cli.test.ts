@@ -1,0 +1,62 @@
+// The built CLI (dist/cli.js) as a person runs it: exit codes, stdout, stderr.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseXml } from './testing/xml-tree.js';
+
+const pkg = fileURLToPath(new URL('..', import.meta.url));
+const cli = `${pkg}dist/cli.js`;
+
+function run(args: string[], input?: string) {
+  return execa('node', [cli, ...args], { cwd: pkg, reject: false, input, stripFinalNewline: false });
+}
+
+beforeAll(async () => {
+  if (!existsSync(cli)) await execa('npm', ['run', 'build'], { cwd: pkg });
+}, 120_000);
+
+describe('vmi-to-domain', () => {
+  it('converts examples/vm-a.yaml to XML on stdout (exit 0, nothing on stderr)', async () => {
+    const r = await run(['examples/vm-a.yaml']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    const root = parseXml(r.stdout);
+    expect(root.children.find((c) => c.name === 'name')?.text).toBe('demo_vm-a');
+    expect(r.stdout).toContain('<target dev="tap0" managed="no"/>');
+  });
+
+  it('reads stdin with -, applies --context, prints JSON with --format json', async () => {
+    const context = JSON.stringify({ architecture: 'arm64', paths: { kubevirtPrivateDir: '/rr/kp' } });
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/vlt-converter-');
+    writeFileSync(`${dir}/ctx.json`, context);
+    const yaml = (await import('node:fs')).readFileSync(`${pkg}examples/vm-a.yaml`, 'utf8');
+    const r = await run(['-', '--context', `${dir}/ctx.json`, '--format', 'json'], yaml);
+    expect(r.exitCode).toBe(0);
+    const domain = JSON.parse(r.stdout);
+    expect(domain.os.type).toMatchObject({ arch: 'aarch64', machine: 'virt' });
+    expect(domain.devices.serials[0].path).toMatch(/^\/rr\/kp\//);
+  });
+
+  it.each([
+    [['examples/nope.yaml'], /^vmi-to-domain: cannot read examples\/nope.yaml: ENOENT\n$/],
+    [['--format', 'yaml', 'examples/vm-a.yaml'], /^vmi-to-domain: --format must be xml or json, not yaml\n$/],
+    [['--bogus'], /^vmi-to-domain: Unknown option '--bogus'.*\n$/],
+  ])('bad usage %j: exit 2, one line on stderr, nothing on stdout', async (args, line) => {
+    const r = await run(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(line);
+  });
+
+  it('a bad quantity: exit 2, the field path and value, no stack trace', async () => {
+    const text = (await import('node:fs'))
+      .readFileSync(`${pkg}examples/vm-a.yaml`, 'utf8')
+      .replace('memory: 2Gi', 'memory: 2Gx');
+    const r = await run(['-'], text);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('vmi-to-domain: spec.domain.resources.requests.memory: "2Gx" is not a quantity\n');
+  });
+});
