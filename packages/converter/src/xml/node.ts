@@ -20,8 +20,8 @@ export function el(
 
 // Characters XML 1.0 forbids outright (C0 controls except tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
 // They cannot be escaped, only replaced: libvirt would reject the document otherwise.
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN =
+  // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const SPECIAL = /[&<>"'\t\n\r]/g;
 const ENTITIES: Record<string, string> = {
