@@ -5,13 +5,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureGuest, type DemoGuest } from './guest.js';
 import { bootGuest, type RunningGuest } from './qemu.js';
 
 const run = promisify(execFile);
+const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 // Generous bounds: TCG on two cores shared with other suites; these are timeouts, never assertions.
 const BOOT_BOUND_MS = 120_000;
 
@@ -25,6 +28,25 @@ async function makeNoCloudIso(dir: string, instanceId: string, userData: string)
   const iso = join(dir, 'nocloud.iso');
   await run('genisoimage', ['-quiet', '-output', iso, '-volid', 'cidata', '-joliet', '-rock', dir]);
   return iso;
+}
+
+/** The user-data script of examples/vmi-demo.yaml (its cloudInitNoCloud volume). */
+async function exampleUserData(): Promise<string> {
+  const vmi = parseYaml(await readFile(join(repoDir, 'examples', 'vmi-demo.yaml'), 'utf8')) as {
+    spec: { volumes: Array<{ cloudInitNoCloud?: { userData: string } }> };
+  };
+  const data = vmi.spec.volumes.find((v) => v.cloudInitNoCloud)?.cloudInitNoCloud?.userData;
+  if (!data) throw new Error('examples/vmi-demo.yaml has no cloudInitNoCloud userData');
+  return data;
+}
+
+/** A loopback port free right now (QEMU binds it a moment later). */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as { port: number };
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
 }
 
 beforeAll(async () => {
@@ -89,9 +111,10 @@ describe('boot under TCG', () => {
     expect(await g.exited).toBe(0);
   });
 
-  it('takes a DHCP lease on eth0 and reaches the node named by vlt.probe', async () => {
+  it('takes a DHCP lease on eth0, reaches the node named by vlt.probe, serves port 80 from the example user-data', async () => {
     // QEMU's user-mode network: its DHCP server leases 10.0.2.15 and 10.0.2.2 reaches the host's loopback,
-    // where this test listens. No traffic leaves the machine.
+    // where this test listens; a host forward on 127.0.0.1 reaches the guest's port 80. No traffic leaves the
+    // machine. The cloud-init data is the user-data of examples/vmi-demo.yaml, so the example is checked too.
     const received: string[] = [];
     const server: Server = createServer((sock) => {
       sock.on('data', (d) => received.push(d.toString()));
@@ -100,17 +123,19 @@ describe('boot under TCG', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     const dir = await mkdtemp(join(work, 'net-'));
+    const iso = await makeNoCloudIso(dir, 'example', await exampleUserData());
+    const httpPort = await freePort();
     const g = bootGuest({
       kernel: guest.kernel,
       initrd: guest.initrd,
       append: `${guest.cmdline} vlt.probe=10.0.2.2:${port}`,
-      disks: [guest.containerDisk],
-      nic: 'user,model=virtio-net-pci,restrict=off',
+      disks: [guest.containerDisk, iso],
+      nic: `user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${httpPort}-:80`,
       monitorSocket: join(dir, 'monitor.sock'),
     });
     running.push(g);
     try {
-      await g.waitFor(/VLT-GUEST: cloud-init none/, BOOT_BOUND_MS);
+      await g.waitFor(/VLT-GUEST: user-data hello from demo/, BOOT_BOUND_MS);
       const lease = await g.waitFor(
         /VLT-GUEST: lease ip=(\S+) router=(\S+) dns=(\S+) mtu=(\S*) search=/,
         BOOT_BOUND_MS,
@@ -119,6 +144,9 @@ describe('boot under TCG', () => {
       await g.waitFor(/VLT-GUEST: probe (ok|failed)/, BOOT_BOUND_MS);
       expect(g.console).toContain('VLT-GUEST: probe ok');
       expect(received.join('')).toBe('hello-from-guest\n');
+      await g.waitFor(/VLT-GUEST: ready/, BOOT_BOUND_MS);
+      const page = await fetch(`http://127.0.0.1:${httpPort}/`, { signal: AbortSignal.timeout(20_000) });
+      expect(await page.text()).toBe('hello from demo\n');
     } finally {
       g.kill();
       await g.exited;
