@@ -25,7 +25,8 @@ export class LauncherProcess {
 
   constructor(
     readonly child: ChildProcess,
-    readonly runRoot: string,
+    /** Maps a path as the launcher sees it to the same file as the test sees it. */
+    readonly hostPath: (path: string) => string,
   ) {
     let buf = '';
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -47,11 +48,11 @@ export class LauncherProcess {
   }
 
   get readySocket(): string {
-    return join(this.runRoot, 'var/run/kubevirt/sockets/launcher-sock');
+    return this.hostPath('/var/run/kubevirt/sockets/launcher-sock');
   }
 
   get notifySocket(): string {
-    return join(this.runRoot, 'var/run/kubevirt/domain-notify-pipe.sock');
+    return this.hostPath('/var/run/kubevirt/domain-notify-pipe.sock');
   }
 
   /** Waits until a log line with this msg appears (or the process exits, which rejects). */
@@ -110,7 +111,39 @@ export function startLauncher(
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });
-  return new LauncherProcess(child, runRoot);
+  return new LauncherProcess(child, (p) => join(runRoot, p));
+}
+
+export const privateRootScript = resolve(
+  fileURLToPath(import.meta.url),
+  '../../../../../tools/sandbox/private-root.sh',
+);
+
+/**
+ * Runs the launcher inside `private-root.sh exec ROOT` with --run-root / (exactly as in a pod): it starts its
+ * own libvirtd. Inside, /run and /var/run are ROOT/run and /var is ROOT/var.
+ */
+export function startLauncherInPrivateRoot(root: string, args: string[], prefix: string[] = []): LauncherProcess {
+  const argv = [
+    ...prefix,
+    privateRootScript,
+    'exec',
+    root,
+    '--',
+    process.execPath,
+    cliPath,
+    '--run-root',
+    '/',
+    ...args,
+  ];
+  const child = spawn(argv[0] ?? 'bash', argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  const hostPath = (p: string) => {
+    const inRun = /^\/(?:var\/)?run\/(.*)$/.exec(p);
+    if (inRun) return join(root, 'run', inRun[1] ?? '');
+    if (p.startsWith('/var/')) return join(root, p);
+    return p;
+  };
+  return new LauncherProcess(child, hostPath);
 }
 
 export async function isSocket(path: string): Promise<boolean> {
@@ -118,4 +151,57 @@ export async function isSocket(path: string): Promise<boolean> {
     (s) => s.isSocket(),
     () => false,
   );
+}
+
+/** Every descendant of `pid` (children first found through /proc/<n>/stat's ppid field). */
+export async function descendants(pid: number): Promise<number[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const parents = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    parents.set(Number(entry), ppid);
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parents) {
+      if (parent === p) {
+        out.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Sends `signal` to the launcher itself (the node process under the private-root wrapper). */
+export async function signalLauncherNode(proc: LauncherProcess, signal: NodeJS.Signals): Promise<void> {
+  const pid = proc.child.pid;
+  if (pid === undefined) return;
+  for (const p of [pid, ...(await descendants(pid))]) {
+    const cmd = await import('node:fs/promises').then((fs) =>
+      fs.readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => ''),
+    );
+    if (cmd.includes(cliPath)) process.kill(p, signal);
+  }
+}
+
+/** Kills, by their PIDs, every process this test started under the wrapper (QEMU and daemons included). */
+export async function killTree(proc: LauncherProcess): Promise<void> {
+  const pid = proc.child.pid;
+  if (pid === undefined) return;
+  for (const p of (await descendants(pid)).reverse()) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

@@ -1,6 +1,6 @@
 // Step 1 of SyncVMI: the converter context from the filesystem and libvirt (launcher.md §6.1 step 2):
 // block or file per PVC volume, container disk facts, libvirt version, KVM or TCG, options of the request.
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VirtualMachineOptions } from '../../gen/kubevirt/cmd/v1/cmd.js';
 import type { ConverterContext } from '../../adapters/converter.js';
@@ -65,9 +65,15 @@ export async function gatherContext(
   const cluster = options?.clusterConfig;
   const attachment = { ...(options?.interfaceDomainAttachment ?? {}) };
   const podInterfaces: ConverterContext['podInterfaces'] = {};
+  const podNetworks = new Set(vmi.networks.filter((n) => n.pod).map((n) => n.name));
   for (const iface of vmi.interfaces) {
     // The converter emits ethernet NICs only with an attachment; masquerade and bridge always use a tap.
     if ((iface.masquerade || iface.bridge) && !attachment[iface.name]) attachment[iface.name] = 'tap';
+    // Network phase 1 (netsetup) made tap0 for the pod network; plug the NIC into it when it exists.
+    if (podNetworks.has(iface.name) && (iface.masquerade || iface.bridge) && (await exists('/sys/class/net/tap0'))) {
+      const mtu = Number((await readFile('/sys/class/net/tap0/mtu', 'utf8').catch(() => '0')).trim()) || 0;
+      podInterfaces[iface.name] = { tapName: 'tap0', mac: iface.macAddress ?? '', mtu };
+    }
   }
   const smbios = options?.VirtualMachineSMBios;
   return {

@@ -1,0 +1,158 @@
+// The real thing: the launcher starts its own libvirtd inside `private-root.sh exec` (--run-root /, as in
+// a pod) and boots the tiny demo guest under TCG from a container disk; a handler stand-in drives it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectLauncher } from './cmd-client.js';
+import { NotifyStandIn, request } from './testing/handler-standin.js';
+import { killTree, signalLauncherNode, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import type { LauncherProcess } from './testing/launcher-process.js';
+
+const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
+const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
+
+function guestVmi(uid: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'guest', namespace: 'default', uid },
+      spec: {
+        domain: {
+          resources: { requests: { memory: '128Mi' } },
+          firmware: {
+            kernelBoot: {
+              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
+              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
+            },
+          },
+          devices: { disks: [{ name: 'containerdisk', disk: { bus: 'virtio' } }] },
+        },
+        volumes: [{ name: 'containerdisk', containerDisk: { image: 'demo' } }],
+        terminationGracePeriodSeconds: 10,
+      },
+    }),
+  );
+}
+
+/** Reads the guest's serial console (QEMU binds the socket when it starts: retry until it exists). */
+function readConsole(path: string, until: RegExp, timeoutMs = 90_000): Promise<string> {
+  return new Promise((resolveP, reject) => {
+    let text = '';
+    const deadline = Date.now() + timeoutMs;
+    const attempt = () => {
+      const sock = connect(path);
+      sock.on('data', (d) => {
+        text += d.toString();
+        if (until.test(text)) {
+          sock.destroy();
+          resolveP(text);
+        }
+      });
+      sock.on('error', () => {
+        if (Date.now() > deadline) reject(new Error(`console ${path} never opened; got: ${text}`));
+        else setTimeout(attempt, 200);
+      });
+      sock.on('close', () => {
+        if (!until.test(text) && Date.now() > deadline) reject(new Error(`console output: ${text}`));
+      });
+    };
+    attempt();
+  });
+}
+
+async function stageGuest(root: string): Promise<void> {
+  const disks = join(root, 'run/kubevirt/container-disks');
+  await mkdir(join(disks, 'kernel-boot'), { recursive: true });
+  await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'kernel-boot/vmlinuz'));
+  await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'kernel-boot/initramfs.gz'));
+  await copyFile(join(guestDir, 'containerdisk.img'), join(disks, 'disk_0.img'));
+}
+
+describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest', () => {
+  let root = '';
+  let launcher: LauncherProcess | undefined;
+  let notify: NotifyStandIn | undefined;
+
+  afterEach(async () => {
+    if (launcher) await killTree(launcher);
+    notify?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  }, 30_000);
+
+  async function boot(uid: string): Promise<LauncherProcess> {
+    root = await mkdtemp('/tmp/vlt-launcher-root-');
+    await stageGuest(root);
+    notify = new NotifyStandIn();
+    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+    const l = startLauncherInPrivateRoot(root, [
+      '--name',
+      'guest',
+      '--namespace',
+      'default',
+      '--uid',
+      uid,
+      '--allow-emulation',
+      '--qemu-timeout',
+      '120s',
+      '--grace-period-seconds',
+      '20',
+    ]);
+    launcher = l;
+    await l.waitForLog('Marked as ready', 90_000);
+    return l;
+  }
+
+  it('boots the guest from a container disk; re-sync leaves the write layer alone; SIGTERM powers it off', async () => {
+    const l = await boot('u-boot');
+    const client = await connectLauncher(l.readySocket);
+    const vmi = guestVmi('u-boot');
+    expect(await client.call('syncVirtualMachine', request(vmi), 60_000)).toEqual({ success: true, message: '' });
+    await l.waitForLog('Domain started.');
+    await notify?.waitFor((e) => e.eventType === 'ADDED' && e.domain.Status.Status === 'Running');
+    const console = await readConsole(join(root, 'run/kubevirt-private/u-boot/virt-serial0'), /VLT-GUEST: ready/);
+    expect(console).toContain('VLT-GUEST: containerdisk vlt-demo-containerdisk-1');
+
+    const layer = join(root, 'run/kubevirt-ephemeral-disks/disk-data/containerdisk/disk.qcow2');
+    const before = await stat(layer);
+    expect((await client.call('syncVirtualMachine', request(vmi), 60_000)).success).toBe(true);
+    const after = await stat(layer);
+    expect(after.ino).toBe(before.ino);
+    expect(l.lines.filter((x) => x.msg === 'Domain defined.')).toHaveLength(1);
+    client.close();
+
+    await signalLauncherNode(l, 'SIGTERM');
+    await notify?.waitFor((e) => e.domain.Spec.Metadata?.KubeVirt?.GracePeriod?.MarkedForGracefulShutdown === true);
+    await notify?.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined, 60_000);
+    await l.waitForLog('Exiting...', 60_000);
+    expect(l.lines.some((x) => x.level === 'error' && /libvirtd/.test(x.msg))).toBe(false);
+  }, 240_000);
+
+  it('survives a killed libvirtd, and exits when QEMU is killed after telling the handler', async () => {
+    const l = await boot('u-kill');
+    const client = await connectLauncher(l.readySocket);
+    expect((await client.call('syncVirtualMachine', request(guestVmi('u-kill')), 60_000)).success).toBe(true);
+    await l.waitForLog('Domain started.');
+
+    const daemonPid = Number((await readFile(join(root, 'run/libvirt/libvirtd.pid'), 'utf8')).trim());
+    process.kill(daemonPid, 'SIGKILL');
+    await l.waitForLog('libvirtd exited, restarting');
+    await expect
+      .poll(() => l.lines.filter((x) => x.msg === 'Connected to libvirt daemon').length, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(2);
+    const dom = await client.call('getDomain', {}, 10_000);
+    expect(JSON.parse(dom.domain).Status.Status).toBe('Running');
+
+    const qemuPid = Number((await readFile(join(root, 'run/libvirt/qemu/default_guest.pid'), 'utf8')).trim());
+    process.kill(qemuPid, 'SIGKILL');
+    const gone = await notify?.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined, 60_000);
+    expect(gone?.domain.Status.Status).toBe('Shutoff');
+    await l.waitForLog(`Process default_guest and pid ${qemuPid} is gone!`, 30_000);
+    await l.waitForLog('Final Delete notification sent', 30_000);
+    expect(await l.exited).toBe(0);
+    client.close();
+  }, 240_000);
+});

@@ -1,0 +1,156 @@
+// The real launcher binary against libvirt's test:///default driver, driven by a handler stand-in built from
+// the same protos: a cmd client and a notify server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectLauncher } from './cmd-client.js';
+import type { LauncherClient } from './cmd-client.js';
+import { NotifyStandIn, request, vmiJson } from './testing/handler-standin.js';
+import { makeRunRoot, removeRunRoot, startLauncher } from './testing/launcher-process.js';
+import type { LauncherProcess } from './testing/launcher-process.js';
+
+describe('virt-launcher with test:///default and a handler stand-in', () => {
+  let root = '';
+  let launcher: LauncherProcess;
+  let client: LauncherClient;
+  const notify = new NotifyStandIn();
+  const vmi = vmiJson('web');
+
+  beforeAll(async () => {
+    root = await makeRunRoot();
+    launcher = startLauncher(root, [
+      '--libvirt-uri',
+      'test:///default',
+      '--name',
+      'web',
+      '--namespace',
+      'default',
+      '--uid',
+      'uid-web',
+      '--qemu-timeout',
+      '60s',
+      '--grace-period-seconds',
+      '2',
+    ]);
+    await notify.listen(launcher.notifySocket);
+    await launcher.waitForLog('Marked as ready');
+    client = await connectLauncher(launcher.readySocket);
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await launcher?.stop('SIGKILL');
+    notify.close();
+    await removeRunRoot(root);
+  });
+
+  it('syncs: defines and starts the domain, a re-sync changes nothing', async () => {
+    expect(await client.call('syncVirtualMachine', request(vmi))).toEqual({ success: true, message: '' });
+    await launcher.waitForLog('Domain started.');
+    const added = await notify.waitFor((e) => e.eventType === 'ADDED' && e.domain.Status.Status === 'Running');
+    expect(added.domain.ObjectMeta).toMatchObject({ name: 'web', namespace: 'default', uid: 'uid-web' });
+    // The handler sends the same VMI several times a second: concurrent syncs serialise and define once.
+    const again = await Promise.all([1, 2, 3].map(() => client.call('syncVirtualMachine', request(vmi))));
+    expect(again.every((r) => r.success)).toBe(true);
+    expect(launcher.lines.filter((l) => l.msg === 'Domain defined.')).toHaveLength(1);
+    expect(launcher.lines.filter((l) => l.msg === 'Domain started.')).toHaveLength(1);
+  });
+
+  it('GetDomain answers KubeVirt JSON with Go field names', async () => {
+    const res = await client.call('getDomain', {});
+    expect(res.response?.success).toBe(true);
+    const dom = JSON.parse(res.domain) as {
+      kind: string;
+      ObjectMeta: { name: string };
+      Spec: { Name: string; Metadata: { KubeVirt: { UID: string } } };
+      Status: { Status: string };
+    };
+    expect(dom.kind).toBe('Domain');
+    expect(dom.ObjectMeta.name).toBe('web');
+    expect(dom.Spec.Name).toBe('default_web');
+    expect(dom.Spec.Metadata.KubeVirt.UID).toBe('uid-web');
+    expect(dom.Status).toMatchObject({ Status: 'Running' });
+    const version = await client.call('getQemuVersion', {});
+    expect(version.response?.success).toBe(true);
+    expect(version.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('pauses and unpauses, and each change reaches notify', async () => {
+    expect((await client.call('pauseVirtualMachine', request(vmi))).success).toBe(true);
+    await notify.waitFor((e) => e.domain.Status.Status === 'Paused' && e.domain.Status.Reason === 'User');
+    expect((await client.call('unpauseVirtualMachine', request(vmi))).success).toBe(true);
+    const running = notify.events.length;
+    await notify.waitFor((e) => notify.events.indexOf(e) >= running && e.domain.Status.Status === 'Running');
+  });
+
+  it('refuses malformed and hostile VMIs by name and keeps serving', async () => {
+    const bad = await client.call('syncVirtualMachine', request(Buffer.from('{not json')));
+    expect(bad).toEqual({ success: false, message: 'No valid vmi object present in command server request' });
+    const hostile = vmiJson('evil', {
+      volumes: [{ name: '../../etc', emptyDisk: { capacity: '1Mi' } }],
+      disks: [{ name: '../../etc', disk: { bus: 'virtio' } }],
+    });
+    const res = await client.call('syncVirtualMachine', request(hostile));
+    expect(res.success).toBe(false);
+    expect(res.message).toContain('../../etc');
+    expect((await client.call('ping', {})).success).toBe(true);
+  });
+
+  it('formats libvirt errors as KubeVirt does', async () => {
+    // The test driver has no such domain: libvirt's own NO_DOMAIN error travels to the client.
+    const other = vmiJson('absent');
+    const res = await client.call('resetVirtualMachine', request(other));
+    expect(res).toEqual({ success: false, message: 'Domain not found.' });
+    const pauseMissing = await client.call('pauseVirtualMachine', request(other));
+    expect(pauseMissing.success).toBe(false);
+  });
+
+  it('kill stops the domain; the handler sees the deletion as MODIFIED with deletionTimestamp', async () => {
+    expect((await client.call('killVirtualMachine', request(vmi))).success).toBe(true);
+    const gone = await notify.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined);
+    expect(gone.eventType).toBe('MODIFIED');
+    expect(gone.domain.Status.Status).toBe('Shutoff');
+  });
+
+  it('exits 0 once the domain is gone and the final notification was sent', async () => {
+    await launcher.waitForLog('Final Delete notification sent');
+    expect(await launcher.exited).toBe(0);
+  });
+});
+
+describe('virt-launcher Delete of a defined, never started domain', () => {
+  it('undefines it and reports NoState/NonExistent with a deletionTimestamp', async () => {
+    const root = await makeRunRoot();
+    const notify = new NotifyStandIn();
+    const launcher = startLauncher(root, [
+      '--libvirt-uri',
+      'test:///default',
+      '--name',
+      'db',
+      '--namespace',
+      'default',
+    ]);
+    try {
+      await notify.listen(launcher.notifySocket);
+      await launcher.waitForLog('Marked as ready');
+      const client = await connectLauncher(launcher.readySocket);
+      // A VMI already Running per its status is only defined, never (re)started by the launcher.
+      const vmi = vmiJson('db', { spec: {} });
+      const doc = JSON.parse(vmi.toString()) as Record<string, unknown>;
+      doc.status = { phase: 'Running' };
+      const running = Buffer.from(JSON.stringify(doc));
+      expect((await client.call('syncVirtualMachine', request(running))).success).toBe(true);
+      expect(launcher.lines.some((l) => l.msg === 'Domain started.')).toBe(false);
+      expect(await client.call('deleteVirtualMachine', request(running))).toEqual({ success: true, message: '' });
+      await launcher.waitForLog('Domain undefined.');
+      const gone = await notify.waitFor((e) => e.domain.Status.Reason === 'NonExistent');
+      expect(gone.eventType).toBe('MODIFIED');
+      expect(gone.domain.Status.Status).toBe('NoState');
+      expect(gone.domain.ObjectMeta.deletionTimestamp).toBeDefined();
+      expect((await client.call('getDomain', {})).domain).not.toContain('"default_db"');
+      client.close();
+    } finally {
+      await launcher.stop('SIGKILL');
+      notify.close();
+      await removeRunRoot(root);
+    }
+  });
+});
