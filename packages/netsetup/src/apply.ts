@@ -74,7 +74,11 @@ function sysctlChange(plan: MasqueradePlan, state: NsState, restore: Map<string,
   return new Map([...wanted].filter(([k, v]) => state.sysctls.get(k) !== v));
 }
 
-function steps(netns: string, plan: MasqueradePlan, state: NsState, report: ApplyReport): Step[] {
+/**
+ * The pipeline as stages: nft and the links do not depend on each other (rules match interface names, not
+ * links), so they run side by side; the sysctls need the bridge to exist.
+ */
+function stages(netns: string, plan: MasqueradePlan, state: NsState, report: ApplyReport): Step[][] {
   const nft = nftChange(plan, state);
   const links: LinkSteps = linkSteps(state.links, plan.bridge!, plan.tap!);
   const sysctls = sysctlChange(plan, state, nft.restore);
@@ -88,21 +92,33 @@ function steps(netns: string, plan: MasqueradePlan, state: NsState, report: Appl
   report.sysctlsWritten = Object.fromEntries(sysctls);
   report.nftChanged = nft.script !== '';
   report.noop = !report.nftChanged && links.lines.length === 0 && sysctls.size === 0;
-  return [
-    { name: 'nftables', atomic: true, run: () => nftApply(netns, nft.script), undo: () => nftApply(netns, nft.undo) },
-    {
+  const first: Step[] = [];
+  if (nft.script !== '') {
+    first.push({
+      name: 'nftables',
+      atomic: true,
+      run: () => nftApply(netns, nft.script),
+      undo: () => nftApply(netns, nft.undo),
+    });
+  }
+  if (links.lines.length > 0) {
+    first.push({
       name: 'links',
       atomic: false,
       run: () => ipBatch(netns, links.lines),
       undo: () => deleteLinks(netns, [...links.created].reverse()),
-    },
-    {
+    });
+  }
+  const second: Step[] = [];
+  if (sysctls.size > 0) {
+    second.push({
       name: 'sysctls',
       atomic: false,
       run: () => sysctlWrite(netns, sysctls),
       undo: () => sysctlWrite(netns, sysctlUndo),
-    },
-  ].filter((s) => (s.name === 'nftables' ? nft.script !== '' : true));
+    });
+  }
+  return [first, second];
 }
 
 /** Undo in reverse order; a failing undo is reported, the others still run. */
@@ -124,18 +140,20 @@ export async function applyPlan(plan: MasqueradePlan, netns: string): Promise<Ap
   checkNetns(netns);
   const state = await readState(netns, plan.podInterface, plan.bridge!.name);
   const report: ApplyReport = { noop: true, nftChanged: false, linkCommands: [], createdLinks: [], sysctlsWritten: {} };
-  const pipeline = steps(netns, plan, state, report);
+  const pipeline = stages(netns, plan, state, report);
   if (report.noop) return report;
   const done: Step[] = [];
-  for (const step of pipeline) {
-    // A non-atomic step may fail half-way (an ip batch stops at its first bad line): its undo covers that too.
-    if (!step.atomic) done.push(step);
-    try {
-      await step.run();
-      if (step.atomic) done.push(step);
-    } catch (err) {
+  for (const stage of pipeline) {
+    const results = await Promise.allSettled(stage.map((step) => step.run()));
+    // A failed atomic step changed nothing; a failed non-atomic one (an ip batch stops at its first bad line)
+    // may have done part of its work, which its undo covers.
+    stage.forEach((step, i) => {
+      if (results[i]!.status === 'fulfilled' || !step.atomic) done.push(step);
+    });
+    const failed = stage.findIndex((_, i) => results[i]!.status === 'rejected');
+    if (failed >= 0) {
       const { rolledBack, errors } = await rollback(done);
-      throw new ApplyError(step.name, err, rolledBack, errors);
+      throw new ApplyError(stage[failed]!.name, (results[failed] as PromiseRejectedResult).reason, rolledBack, errors);
     }
   }
   return report;

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
-import { CommandError, InterfaceNotFoundError } from './errors.js';
+import { CommandError, InterfaceNotFoundError, ResolvConfError } from './errors.js';
 import { checkNetns, ipJson } from './exec.js';
 import { isGlobalUnicast } from './cidr.js';
 import type { IpLink } from './links.js';
@@ -27,6 +27,14 @@ function resolvConfPathFor(netns: string, given: string | undefined): string {
   return existsSync(perNetns) ? perNetns : '/etc/resolv.conf';
 }
 
+async function readResolvConf(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ResolvConfError(path, err instanceof Error ? err.message : String(err));
+  }
+}
+
 async function readLink(netns: string, name: string): Promise<IpLink> {
   try {
     const [link] = await ipJson<IpLink>(netns, ['addr', 'show', 'dev', name]);
@@ -43,12 +51,17 @@ export async function discoverPodInterface(
   options: DiscoverOptions = {},
 ): Promise<PodInterfaceFacts> {
   checkNetns(netns);
-  const link = await readLink(netns, name);
-  const [routes4, routes6, resolvConf] = await Promise.all([
+  // All reads at once; a missing link is reported as such before any other failure.
+  const [link, routes4, routes6, resolvConf] = await Promise.allSettled([
+    readLink(netns, name),
     ipJson<IpRoute>(netns, ['-4', 'route', 'show', 'dev', name]),
     ipJson<IpRoute>(netns, ['-6', 'route', 'show', 'dev', name]),
-    readFile(resolvConfPathFor(netns, options.resolvConfPath), 'utf8'),
-  ]);
+    readResolvConf(resolvConfPathFor(netns, options.resolvConfPath)),
+  ]).then((results) => {
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw results[0].status === 'rejected' ? results[0].reason : failed.reason;
+    return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [IpLink, IpRoute[], IpRoute[], string];
+  });
   const addrs = (family: string) =>
     (link.addr_info ?? [])
       .filter((a) => a.family === family && isGlobalUnicast(a.local))

@@ -15,6 +15,7 @@ export {
   NamespaceNotFoundError,
   InterfaceNotFoundError,
   InvalidPortError,
+  ResolvConfError,
   InvalidCidrError,
   InvalidRequestError,
   TableConflictError,
