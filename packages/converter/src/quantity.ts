@@ -19,8 +19,20 @@ const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6
 
 const PATTERN = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$/;
 
+// The same few strings are parsed by validation, defaults and several configurators: memoise them.
+const cache = new Map<string, Quantity | undefined>();
+const CACHE_LIMIT = 1024;
+
 /** Parses a quantity string; returns undefined when it is not one (the caller reports the field). */
 export function parseQuantity(text: string): Quantity | undefined {
+  if (cache.has(text)) return cache.get(text);
+  const q = parseUncached(text);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, q);
+  return q;
+}
+
+function parseUncached(text: string): Quantity | undefined {
   const match = PATTERN.exec(text.trim() === text ? text : '');
   if (!match) return undefined;
   const [, sign, digits = '', suffix, exponent] = match;

@@ -4,7 +4,20 @@ import { createHash } from 'node:crypto';
 /** KubeVirt's namespace for firmware UUIDs derived from a VM name. */
 export const FIRMWARE_UUID_NAMESPACE = '6a1a24a1-4061-4607-8bf4-a3963d0c5895';
 
+// Conversions of the same VMI repeat the same names: keep recent answers (SHA-1 dominates otherwise).
+const cache = new Map<string, string>();
+
 export function uuidV5(namespace: string, name: string): string {
+  const key = `${namespace}\u0000${name}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const value = compute(namespace, name);
+  if (cache.size >= 1024) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+function compute(namespace: string, name: string): string {
   const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
   const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
   hash[6] = ((hash[6] as number) & 0x0f) | 0x50;

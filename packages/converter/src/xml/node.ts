@@ -40,28 +40,30 @@ export function xmlSafe(value: string): string {
   return value.replace(FORBIDDEN, '\uFFFD');
 }
 
+// One scan decides whether any work is needed: most values (paths, names, numbers) need none.
+// eslint-disable-next-line no-control-regex
+const NEEDS_WORK = /[&<>"'\u0000-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
 export function escape(value: string): string {
+  if (!NEEDS_WORK.test(value)) return value;
   return xmlSafe(value).replace(SPECIAL, (c) => ENTITIES[c] as string);
 }
 
-function write(node: XmlNode, indent: string, out: string[]): void {
-  let open = `${indent}<${node.name}`;
+function write(node: XmlNode, indent: string): string {
+  let out = `${indent}<${node.name}`;
   for (const [key, value] of node.attrs) {
-    if (value !== undefined) open += ` ${key}="${escape(String(value))}"`;
+    if (value !== undefined) out += ` ${key}="${escape(typeof value === 'string' ? value : String(value))}"`;
   }
   if (node.children.length === 0) {
-    out.push(node.text === undefined || node.text === '' ? `${open}/>` : `${open}>${escape(node.text)}</${node.name}>`);
-    return;
+    return node.text === undefined || node.text === '' ? `${out}/>\n` : `${out}>${escape(node.text)}</${node.name}>\n`;
   }
-  out.push(`${open}>`);
+  out += '>\n';
   const inner = `${indent}  `;
-  for (const child of node.children) write(child, inner, out);
-  out.push(`${indent}</${node.name}>`);
+  for (const child of node.children) out += write(child, inner);
+  return `${out}${indent}</${node.name}>\n`;
 }
 
 /** Serializes with 2-space indentation and a trailing newline. */
 export function serialize(root: XmlNode): string {
-  const out: string[] = [];
-  write(root, '', out);
-  return `${out.join('\n')}\n`;
+  return write(root, '');
 }
