@@ -5,11 +5,11 @@
 // source: virtlauncher/converter/v1/converter.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 
-export const protobufPackage = 'virtlauncher.converter.v1';
+export const protobufPackage = "virtlauncher.converter.v1";
 
-export const protobufFileName = 'virtlauncher/converter/v1/converter.proto';
+export const protobufFileName = "virtlauncher/converter/v1/converter.proto";
 
 /**
  * Contract between the launcher and @virt-launcher/converter.
@@ -27,21 +27,37 @@ export const protobufFileName = 'virtlauncher/converter/v1/converter.proto';
  */
 export interface Paths {
   /** [/var/run/kubevirt-private] serial/VNC sockets, vmi-disks, config ISOs, secrets. */
-  kubevirtPrivateDir?: string | undefined;
+  kubevirtPrivateDir?:
+    | string
+    | undefined;
   /** [/var/run/kubevirt-ephemeral-disks] parent of cloud-init-data, disk-data, ignition-data. */
-  ephemeralDiskDir?: string | undefined;
+  ephemeralDiskDir?:
+    | string
+    | undefined;
   /** [/var/run/kubevirt/container-disks] disk_<i>.img backing files and kernel-boot/. */
-  containerDiskDir?: string | undefined;
+  containerDiskDir?:
+    | string
+    | undefined;
   /** [/var/run/kubevirt/hotplug-disks] hot-plugged volumes. */
-  hotplugDiskDir?: string | undefined;
+  hotplugDiskDir?:
+    | string
+    | undefined;
   /** [/var/run/libvirt] parent of empty-disks/. */
-  libvirtRunDir?: string | undefined;
+  libvirtRunDir?:
+    | string
+    | undefined;
   /** [<ephemeral_disk_dir>/cloud-init-data] cloud-init ISOs live in <dir>/<namespace>/<name>/. */
-  cloudInitDir?: string | undefined;
+  cloudInitDir?:
+    | string
+    | undefined;
   /** [<ephemeral_disk_dir>/disk-data] qcow2 write layers live in <dir>/<volume>/disk.qcow2. */
-  ephemeralOverlayDir?: string | undefined;
+  ephemeralOverlayDir?:
+    | string
+    | undefined;
   /** [/var/run/kubevirt] parent of daemons/pr (SCSI reservations) and virtiofs-containers. */
-  kubevirtRunDir?: string | undefined;
+  kubevirtRunDir?:
+    | string
+    | undefined;
   /** [/var/lib/libvirt/qemu/nvram] where EFI variable stores are written. */
   nvramDir?: string | undefined;
 }
@@ -112,9 +128,13 @@ export interface HostDevice {
 
 export interface ConverterContext {
   /** GOARCH spelling: amd64, arm64, s390x. Left out: the host's. */
-  architecture?: string | undefined;
+  architecture?:
+    | string
+    | undefined;
   /** QEMU TCG may be used when no hypervisor device exists. Left out: true when /dev/kvm is absent. */
-  allowEmulation?: boolean | undefined;
+  allowEmulation?:
+    | boolean
+    | undefined;
   /** /dev/kvm exists. Left out: probed. */
   hypervisorDeviceAvailable?: boolean | undefined;
   cpuSet: number[];
@@ -124,7 +144,9 @@ export interface ConverterContext {
   permanentVolumes: { [key: string]: VolumeStatus };
   disksInfo: { [key: string]: DiskInfo };
   smbios: SMBios | undefined;
-  efiConfiguration: EfiConfiguration | undefined;
+  efiConfiguration:
+    | EfiConfiguration
+    | undefined;
   /** Seconds between balloon statistics; 0 leaves <stats> out. */
   memBalloonStatsPeriod: number;
   useVirtioTransitional: boolean;
@@ -147,14 +169,18 @@ export interface ConverterContext {
    * Left out: the newest shape KubeVirt writes (no adaptation).
    */
   libvirtVersion?: string | undefined;
-  paths: Paths | undefined;
+  paths:
+    | Paths
+    | undefined;
   /** Volume name -> CBT overlay path (changed block tracking). */
   applyCbt: { [key: string]: string };
   /**
    * Add empty pcie-root-port controllers for hot-plug (KubeVirt's domain manager does this after the
    * converter). Left out: true.
    */
-  hotplugPorts?: boolean | undefined;
+  hotplugPorts?:
+    | boolean
+    | undefined;
   /** Running the launcher as non-root (changes the nvram directory default). */
   nonRoot: boolean;
   genericHostDevices: HostDevice[];
@@ -264,7 +290,7 @@ export const Paths: MessageFns<Paths> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -362,48 +388,48 @@ export const Paths: MessageFns<Paths> = {
       kubevirtPrivateDir: isSet(object.kubevirtPrivateDir)
         ? globalThis.String(object.kubevirtPrivateDir)
         : isSet(object.kubevirt_private_dir)
-          ? globalThis.String(object.kubevirt_private_dir)
-          : undefined,
+        ? globalThis.String(object.kubevirt_private_dir)
+        : undefined,
       ephemeralDiskDir: isSet(object.ephemeralDiskDir)
         ? globalThis.String(object.ephemeralDiskDir)
         : isSet(object.ephemeral_disk_dir)
-          ? globalThis.String(object.ephemeral_disk_dir)
-          : undefined,
+        ? globalThis.String(object.ephemeral_disk_dir)
+        : undefined,
       containerDiskDir: isSet(object.containerDiskDir)
         ? globalThis.String(object.containerDiskDir)
         : isSet(object.container_disk_dir)
-          ? globalThis.String(object.container_disk_dir)
-          : undefined,
+        ? globalThis.String(object.container_disk_dir)
+        : undefined,
       hotplugDiskDir: isSet(object.hotplugDiskDir)
         ? globalThis.String(object.hotplugDiskDir)
         : isSet(object.hotplug_disk_dir)
-          ? globalThis.String(object.hotplug_disk_dir)
-          : undefined,
+        ? globalThis.String(object.hotplug_disk_dir)
+        : undefined,
       libvirtRunDir: isSet(object.libvirtRunDir)
         ? globalThis.String(object.libvirtRunDir)
         : isSet(object.libvirt_run_dir)
-          ? globalThis.String(object.libvirt_run_dir)
-          : undefined,
+        ? globalThis.String(object.libvirt_run_dir)
+        : undefined,
       cloudInitDir: isSet(object.cloudInitDir)
         ? globalThis.String(object.cloudInitDir)
         : isSet(object.cloud_init_dir)
-          ? globalThis.String(object.cloud_init_dir)
-          : undefined,
+        ? globalThis.String(object.cloud_init_dir)
+        : undefined,
       ephemeralOverlayDir: isSet(object.ephemeralOverlayDir)
         ? globalThis.String(object.ephemeralOverlayDir)
         : isSet(object.ephemeral_overlay_dir)
-          ? globalThis.String(object.ephemeral_overlay_dir)
-          : undefined,
+        ? globalThis.String(object.ephemeral_overlay_dir)
+        : undefined,
       kubevirtRunDir: isSet(object.kubevirtRunDir)
         ? globalThis.String(object.kubevirtRunDir)
         : isSet(object.kubevirt_run_dir)
-          ? globalThis.String(object.kubevirt_run_dir)
-          : undefined,
+        ? globalThis.String(object.kubevirt_run_dir)
+        : undefined,
       nvramDir: isSet(object.nvramDir)
         ? globalThis.String(object.nvramDir)
         : isSet(object.nvram_dir)
-          ? globalThis.String(object.nvram_dir)
-          : undefined,
+        ? globalThis.String(object.nvram_dir)
+        : undefined,
     };
   },
 
@@ -458,24 +484,24 @@ export const Paths: MessageFns<Paths> = {
 };
 
 function createBaseSMBios(): SMBios {
-  return { manufacturer: '', product: '', version: '', sku: '', family: '' };
+  return { manufacturer: "", product: "", version: "", sku: "", family: "" };
 }
 
 export const SMBios: MessageFns<SMBios> = {
   encode(message: SMBios, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.manufacturer !== '') {
+    if (message.manufacturer !== "") {
       writer.uint32(10).string(message.manufacturer);
     }
-    if (message.product !== '') {
+    if (message.product !== "") {
       writer.uint32(18).string(message.product);
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       writer.uint32(26).string(message.version);
     }
-    if (message.sku !== '') {
+    if (message.sku !== "") {
       writer.uint32(34).string(message.sku);
     }
-    if (message.family !== '') {
+    if (message.family !== "") {
       writer.uint32(42).string(message.family);
     }
     return writer;
@@ -485,7 +511,7 @@ export const SMBios: MessageFns<SMBios> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -548,29 +574,29 @@ export const SMBios: MessageFns<SMBios> = {
 
   fromJSON(object: any): SMBios {
     return {
-      manufacturer: isSet(object.manufacturer) ? globalThis.String(object.manufacturer) : '',
-      product: isSet(object.product) ? globalThis.String(object.product) : '',
-      version: isSet(object.version) ? globalThis.String(object.version) : '',
-      sku: isSet(object.sku) ? globalThis.String(object.sku) : '',
-      family: isSet(object.family) ? globalThis.String(object.family) : '',
+      manufacturer: isSet(object.manufacturer) ? globalThis.String(object.manufacturer) : "",
+      product: isSet(object.product) ? globalThis.String(object.product) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      family: isSet(object.family) ? globalThis.String(object.family) : "",
     };
   },
 
   toJSON(message: SMBios): unknown {
     const obj: any = {};
-    if (message.manufacturer !== '') {
+    if (message.manufacturer !== "") {
       obj.manufacturer = message.manufacturer;
     }
-    if (message.product !== '') {
+    if (message.product !== "") {
       obj.product = message.product;
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       obj.version = message.version;
     }
-    if (message.sku !== '') {
+    if (message.sku !== "") {
       obj.sku = message.sku;
     }
-    if (message.family !== '') {
+    if (message.family !== "") {
       obj.family = message.family;
     }
     return obj;
@@ -581,36 +607,36 @@ export const SMBios: MessageFns<SMBios> = {
   },
   fromPartial<I extends Exact<DeepPartial<SMBios>, I>>(object: I): SMBios {
     const message = createBaseSMBios();
-    message.manufacturer = object.manufacturer ?? '';
-    message.product = object.product ?? '';
-    message.version = object.version ?? '';
-    message.sku = object.sku ?? '';
-    message.family = object.family ?? '';
+    message.manufacturer = object.manufacturer ?? "";
+    message.product = object.product ?? "";
+    message.version = object.version ?? "";
+    message.sku = object.sku ?? "";
+    message.family = object.family ?? "";
     return message;
   },
 };
 
 function createBaseDiskInfo(): DiskInfo {
-  return { format: '', backingFilename: '', actualSize: 0n, virtualSize: 0n };
+  return { format: "", backingFilename: "", actualSize: 0n, virtualSize: 0n };
 }
 
 export const DiskInfo: MessageFns<DiskInfo> = {
   encode(message: DiskInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.format !== '') {
+    if (message.format !== "") {
       writer.uint32(10).string(message.format);
     }
-    if (message.backingFilename !== '') {
+    if (message.backingFilename !== "") {
       writer.uint32(18).string(message.backingFilename);
     }
     if (message.actualSize !== 0n) {
       if (BigInt.asIntN(64, message.actualSize) !== message.actualSize) {
-        throw new globalThis.Error('value provided for field message.actualSize of type int64 too large');
+        throw new globalThis.Error("value provided for field message.actualSize of type int64 too large");
       }
       writer.uint32(24).int64(message.actualSize);
     }
     if (message.virtualSize !== 0n) {
       if (BigInt.asIntN(64, message.virtualSize) !== message.virtualSize) {
-        throw new globalThis.Error('value provided for field message.virtualSize of type int64 too large');
+        throw new globalThis.Error("value provided for field message.virtualSize of type int64 too large");
       }
       writer.uint32(32).int64(message.virtualSize);
     }
@@ -621,7 +647,7 @@ export const DiskInfo: MessageFns<DiskInfo> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -676,38 +702,38 @@ export const DiskInfo: MessageFns<DiskInfo> = {
 
   fromJSON(object: any): DiskInfo {
     return {
-      format: isSet(object.format) ? globalThis.String(object.format) : '',
-      backingFilename: isSet(object['backing-filename'])
-        ? globalThis.String(object['backing-filename'])
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      backingFilename: isSet(object["backing-filename"])
+        ? globalThis.String(object["backing-filename"])
         : isSet(object.backing_filename)
-          ? globalThis.String(object.backing_filename)
-          : '',
-      actualSize: isSet(object['actual-size'])
-        ? BigInt(object['actual-size'])
+        ? globalThis.String(object.backing_filename)
+        : "",
+      actualSize: isSet(object["actual-size"])
+        ? BigInt(object["actual-size"])
         : isSet(object.actual_size)
-          ? BigInt(object.actual_size)
-          : 0n,
-      virtualSize: isSet(object['virtual-size'])
-        ? BigInt(object['virtual-size'])
+        ? BigInt(object.actual_size)
+        : 0n,
+      virtualSize: isSet(object["virtual-size"])
+        ? BigInt(object["virtual-size"])
         : isSet(object.virtual_size)
-          ? BigInt(object.virtual_size)
-          : 0n,
+        ? BigInt(object.virtual_size)
+        : 0n,
     };
   },
 
   toJSON(message: DiskInfo): unknown {
     const obj: any = {};
-    if (message.format !== '') {
+    if (message.format !== "") {
       obj.format = message.format;
     }
-    if (message.backingFilename !== '') {
-      obj['backing-filename'] = message.backingFilename;
+    if (message.backingFilename !== "") {
+      obj["backing-filename"] = message.backingFilename;
     }
     if (message.actualSize !== 0n) {
-      obj['actual-size'] = message.actualSize.toString();
+      obj["actual-size"] = message.actualSize.toString();
     }
     if (message.virtualSize !== 0n) {
-      obj['virtual-size'] = message.virtualSize.toString();
+      obj["virtual-size"] = message.virtualSize.toString();
     }
     return obj;
   },
@@ -717,25 +743,28 @@ export const DiskInfo: MessageFns<DiskInfo> = {
   },
   fromPartial<I extends Exact<DeepPartial<DiskInfo>, I>>(object: I): DiskInfo {
     const message = createBaseDiskInfo();
-    message.format = object.format ?? '';
-    message.backingFilename = object.backingFilename ?? '';
-    message.actualSize = object.actualSize !== undefined && object.actualSize !== null ? BigInt(object.actualSize) : 0n;
-    message.virtualSize =
-      object.virtualSize !== undefined && object.virtualSize !== null ? BigInt(object.virtualSize) : 0n;
+    message.format = object.format ?? "";
+    message.backingFilename = object.backingFilename ?? "";
+    message.actualSize = (object.actualSize !== undefined && object.actualSize !== null)
+      ? BigInt(object.actualSize)
+      : 0n;
+    message.virtualSize = (object.virtualSize !== undefined && object.virtualSize !== null)
+      ? BigInt(object.virtualSize)
+      : 0n;
     return message;
   },
 };
 
 function createBaseEfiConfiguration(): EfiConfiguration {
-  return { efiCode: '', efiVars: '', secureLoader: false, autoSelection: false };
+  return { efiCode: "", efiVars: "", secureLoader: false, autoSelection: false };
 }
 
 export const EfiConfiguration: MessageFns<EfiConfiguration> = {
   encode(message: EfiConfiguration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.efiCode !== '') {
+    if (message.efiCode !== "") {
       writer.uint32(10).string(message.efiCode);
     }
-    if (message.efiVars !== '') {
+    if (message.efiVars !== "") {
       writer.uint32(18).string(message.efiVars);
     }
     if (message.secureLoader !== false) {
@@ -751,7 +780,7 @@ export const EfiConfiguration: MessageFns<EfiConfiguration> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -809,32 +838,32 @@ export const EfiConfiguration: MessageFns<EfiConfiguration> = {
       efiCode: isSet(object.efiCode)
         ? globalThis.String(object.efiCode)
         : isSet(object.efi_code)
-          ? globalThis.String(object.efi_code)
-          : '',
+        ? globalThis.String(object.efi_code)
+        : "",
       efiVars: isSet(object.efiVars)
         ? globalThis.String(object.efiVars)
         : isSet(object.efi_vars)
-          ? globalThis.String(object.efi_vars)
-          : '',
+        ? globalThis.String(object.efi_vars)
+        : "",
       secureLoader: isSet(object.secureLoader)
         ? globalThis.Boolean(object.secureLoader)
         : isSet(object.secure_loader)
-          ? globalThis.Boolean(object.secure_loader)
-          : false,
+        ? globalThis.Boolean(object.secure_loader)
+        : false,
       autoSelection: isSet(object.autoSelection)
         ? globalThis.Boolean(object.autoSelection)
         : isSet(object.auto_selection)
-          ? globalThis.Boolean(object.auto_selection)
-          : false,
+        ? globalThis.Boolean(object.auto_selection)
+        : false,
     };
   },
 
   toJSON(message: EfiConfiguration): unknown {
     const obj: any = {};
-    if (message.efiCode !== '') {
+    if (message.efiCode !== "") {
       obj.efiCode = message.efiCode;
     }
-    if (message.efiVars !== '') {
+    if (message.efiVars !== "") {
       obj.efiVars = message.efiVars;
     }
     if (message.secureLoader !== false) {
@@ -851,8 +880,8 @@ export const EfiConfiguration: MessageFns<EfiConfiguration> = {
   },
   fromPartial<I extends Exact<DeepPartial<EfiConfiguration>, I>>(object: I): EfiConfiguration {
     const message = createBaseEfiConfiguration();
-    message.efiCode = object.efiCode ?? '';
-    message.efiVars = object.efiVars ?? '';
+    message.efiCode = object.efiCode ?? "";
+    message.efiVars = object.efiVars ?? "";
     message.secureLoader = object.secureLoader ?? false;
     message.autoSelection = object.autoSelection ?? false;
     return message;
@@ -860,18 +889,18 @@ export const EfiConfiguration: MessageFns<EfiConfiguration> = {
 };
 
 function createBaseVolumeStatus(): VolumeStatus {
-  return { name: '', target: '', phase: '' };
+  return { name: "", target: "", phase: "" };
 }
 
 export const VolumeStatus: MessageFns<VolumeStatus> = {
   encode(message: VolumeStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== '') {
+    if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
-    if (message.target !== '') {
+    if (message.target !== "") {
       writer.uint32(18).string(message.target);
     }
-    if (message.phase !== '') {
+    if (message.phase !== "") {
       writer.uint32(26).string(message.phase);
     }
     return writer;
@@ -881,7 +910,7 @@ export const VolumeStatus: MessageFns<VolumeStatus> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -928,21 +957,21 @@ export const VolumeStatus: MessageFns<VolumeStatus> = {
 
   fromJSON(object: any): VolumeStatus {
     return {
-      name: isSet(object.name) ? globalThis.String(object.name) : '',
-      target: isSet(object.target) ? globalThis.String(object.target) : '',
-      phase: isSet(object.phase) ? globalThis.String(object.phase) : '',
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      phase: isSet(object.phase) ? globalThis.String(object.phase) : "",
     };
   },
 
   toJSON(message: VolumeStatus): unknown {
     const obj: any = {};
-    if (message.name !== '') {
+    if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.target !== '') {
+    if (message.target !== "") {
       obj.target = message.target;
     }
-    if (message.phase !== '') {
+    if (message.phase !== "") {
       obj.phase = message.phase;
     }
     return obj;
@@ -953,23 +982,23 @@ export const VolumeStatus: MessageFns<VolumeStatus> = {
   },
   fromPartial<I extends Exact<DeepPartial<VolumeStatus>, I>>(object: I): VolumeStatus {
     const message = createBaseVolumeStatus();
-    message.name = object.name ?? '';
-    message.target = object.target ?? '';
-    message.phase = object.phase ?? '';
+    message.name = object.name ?? "";
+    message.target = object.target ?? "";
+    message.phase = object.phase ?? "";
     return message;
   },
 };
 
 function createBasePodInterface(): PodInterface {
-  return { tapName: '', mac: '', mtu: 0 };
+  return { tapName: "", mac: "", mtu: 0 };
 }
 
 export const PodInterface: MessageFns<PodInterface> = {
   encode(message: PodInterface, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.tapName !== '') {
+    if (message.tapName !== "") {
       writer.uint32(10).string(message.tapName);
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       writer.uint32(18).string(message.mac);
     }
     if (message.mtu !== 0) {
@@ -982,7 +1011,7 @@ export const PodInterface: MessageFns<PodInterface> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1032,19 +1061,19 @@ export const PodInterface: MessageFns<PodInterface> = {
       tapName: isSet(object.tapName)
         ? globalThis.String(object.tapName)
         : isSet(object.tap_name)
-          ? globalThis.String(object.tap_name)
-          : '',
-      mac: isSet(object.mac) ? globalThis.String(object.mac) : '',
+        ? globalThis.String(object.tap_name)
+        : "",
+      mac: isSet(object.mac) ? globalThis.String(object.mac) : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
     };
   },
 
   toJSON(message: PodInterface): unknown {
     const obj: any = {};
-    if (message.tapName !== '') {
+    if (message.tapName !== "") {
       obj.tapName = message.tapName;
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       obj.mac = message.mac;
     }
     if (message.mtu !== 0) {
@@ -1058,8 +1087,8 @@ export const PodInterface: MessageFns<PodInterface> = {
   },
   fromPartial<I extends Exact<DeepPartial<PodInterface>, I>>(object: I): PodInterface {
     const message = createBasePodInterface();
-    message.tapName = object.tapName ?? '';
-    message.mac = object.mac ?? '';
+    message.tapName = object.tapName ?? "";
+    message.mac = object.mac ?? "";
     message.mtu = object.mtu ?? 0;
     return message;
   },
@@ -1067,13 +1096,13 @@ export const PodInterface: MessageFns<PodInterface> = {
 
 function createBaseHostDevice(): HostDevice {
   return {
-    type: '',
-    alias: '',
-    pciAddress: '',
-    mdevUuid: '',
-    usbVendor: '',
-    usbProduct: '',
-    guestPciAddress: '',
+    type: "",
+    alias: "",
+    pciAddress: "",
+    mdevUuid: "",
+    usbVendor: "",
+    usbProduct: "",
+    guestPciAddress: "",
     bootOrder: 0,
     display: false,
     ramfb: false,
@@ -1082,25 +1111,25 @@ function createBaseHostDevice(): HostDevice {
 
 export const HostDevice: MessageFns<HostDevice> = {
   encode(message: HostDevice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.type !== '') {
+    if (message.type !== "") {
       writer.uint32(10).string(message.type);
     }
-    if (message.alias !== '') {
+    if (message.alias !== "") {
       writer.uint32(18).string(message.alias);
     }
-    if (message.pciAddress !== '') {
+    if (message.pciAddress !== "") {
       writer.uint32(26).string(message.pciAddress);
     }
-    if (message.mdevUuid !== '') {
+    if (message.mdevUuid !== "") {
       writer.uint32(34).string(message.mdevUuid);
     }
-    if (message.usbVendor !== '') {
+    if (message.usbVendor !== "") {
       writer.uint32(42).string(message.usbVendor);
     }
-    if (message.usbProduct !== '') {
+    if (message.usbProduct !== "") {
       writer.uint32(50).string(message.usbProduct);
     }
-    if (message.guestPciAddress !== '') {
+    if (message.guestPciAddress !== "") {
       writer.uint32(58).string(message.guestPciAddress);
     }
     if (message.bootOrder !== 0) {
@@ -1119,7 +1148,7 @@ export const HostDevice: MessageFns<HostDevice> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1222,38 +1251,38 @@ export const HostDevice: MessageFns<HostDevice> = {
 
   fromJSON(object: any): HostDevice {
     return {
-      type: isSet(object.type) ? globalThis.String(object.type) : '',
-      alias: isSet(object.alias) ? globalThis.String(object.alias) : '',
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      alias: isSet(object.alias) ? globalThis.String(object.alias) : "",
       pciAddress: isSet(object.pciAddress)
         ? globalThis.String(object.pciAddress)
         : isSet(object.pci_address)
-          ? globalThis.String(object.pci_address)
-          : '',
+        ? globalThis.String(object.pci_address)
+        : "",
       mdevUuid: isSet(object.mdevUuid)
         ? globalThis.String(object.mdevUuid)
         : isSet(object.mdev_uuid)
-          ? globalThis.String(object.mdev_uuid)
-          : '',
+        ? globalThis.String(object.mdev_uuid)
+        : "",
       usbVendor: isSet(object.usbVendor)
         ? globalThis.String(object.usbVendor)
         : isSet(object.usb_vendor)
-          ? globalThis.String(object.usb_vendor)
-          : '',
+        ? globalThis.String(object.usb_vendor)
+        : "",
       usbProduct: isSet(object.usbProduct)
         ? globalThis.String(object.usbProduct)
         : isSet(object.usb_product)
-          ? globalThis.String(object.usb_product)
-          : '',
+        ? globalThis.String(object.usb_product)
+        : "",
       guestPciAddress: isSet(object.guestPciAddress)
         ? globalThis.String(object.guestPciAddress)
         : isSet(object.guest_pci_address)
-          ? globalThis.String(object.guest_pci_address)
-          : '',
+        ? globalThis.String(object.guest_pci_address)
+        : "",
       bootOrder: isSet(object.bootOrder)
         ? globalThis.Number(object.bootOrder)
         : isSet(object.boot_order)
-          ? globalThis.Number(object.boot_order)
-          : 0,
+        ? globalThis.Number(object.boot_order)
+        : 0,
       display: isSet(object.display) ? globalThis.Boolean(object.display) : false,
       ramfb: isSet(object.ramfb) ? globalThis.Boolean(object.ramfb) : false,
     };
@@ -1261,25 +1290,25 @@ export const HostDevice: MessageFns<HostDevice> = {
 
   toJSON(message: HostDevice): unknown {
     const obj: any = {};
-    if (message.type !== '') {
+    if (message.type !== "") {
       obj.type = message.type;
     }
-    if (message.alias !== '') {
+    if (message.alias !== "") {
       obj.alias = message.alias;
     }
-    if (message.pciAddress !== '') {
+    if (message.pciAddress !== "") {
       obj.pciAddress = message.pciAddress;
     }
-    if (message.mdevUuid !== '') {
+    if (message.mdevUuid !== "") {
       obj.mdevUuid = message.mdevUuid;
     }
-    if (message.usbVendor !== '') {
+    if (message.usbVendor !== "") {
       obj.usbVendor = message.usbVendor;
     }
-    if (message.usbProduct !== '') {
+    if (message.usbProduct !== "") {
       obj.usbProduct = message.usbProduct;
     }
-    if (message.guestPciAddress !== '') {
+    if (message.guestPciAddress !== "") {
       obj.guestPciAddress = message.guestPciAddress;
     }
     if (message.bootOrder !== 0) {
@@ -1299,13 +1328,13 @@ export const HostDevice: MessageFns<HostDevice> = {
   },
   fromPartial<I extends Exact<DeepPartial<HostDevice>, I>>(object: I): HostDevice {
     const message = createBaseHostDevice();
-    message.type = object.type ?? '';
-    message.alias = object.alias ?? '';
-    message.pciAddress = object.pciAddress ?? '';
-    message.mdevUuid = object.mdevUuid ?? '';
-    message.usbVendor = object.usbVendor ?? '';
-    message.usbProduct = object.usbProduct ?? '';
-    message.guestPciAddress = object.guestPciAddress ?? '';
+    message.type = object.type ?? "";
+    message.alias = object.alias ?? "";
+    message.pciAddress = object.pciAddress ?? "";
+    message.mdevUuid = object.mdevUuid ?? "";
+    message.usbVendor = object.usbVendor ?? "";
+    message.usbProduct = object.usbProduct ?? "";
+    message.guestPciAddress = object.guestPciAddress ?? "";
     message.bootOrder = object.bootOrder ?? 0;
     message.display = object.display ?? false;
     message.ramfb = object.ramfb ?? false;
@@ -1450,7 +1479,7 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1743,311 +1772,311 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       allowEmulation: isSet(object.allowEmulation)
         ? globalThis.Boolean(object.allowEmulation)
         : isSet(object.allow_emulation)
-          ? globalThis.Boolean(object.allow_emulation)
-          : undefined,
+        ? globalThis.Boolean(object.allow_emulation)
+        : undefined,
       hypervisorDeviceAvailable: isSet(object.hypervisorDeviceAvailable)
         ? globalThis.Boolean(object.hypervisorDeviceAvailable)
         : isSet(object.hypervisor_device_available)
-          ? globalThis.Boolean(object.hypervisor_device_available)
-          : undefined,
+        ? globalThis.Boolean(object.hypervisor_device_available)
+        : undefined,
       cpuSet: globalThis.Array.isArray(object?.cpuSet)
         ? object.cpuSet.map((e: any) => globalThis.Number(e))
         : globalThis.Array.isArray(object?.cpu_set)
-          ? object.cpu_set.map((e: any) => globalThis.Number(e))
-          : [],
+        ? object.cpu_set.map((e: any) => globalThis.Number(e))
+        : [],
       isBlockPvc: isObject(object.isBlockPVC)
         ? (globalThis.Object.entries(object.isBlockPVC) as [string, any][]).reduce(
-            (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.Boolean(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Boolean(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.is_block_pvc)
-          ? (globalThis.Object.entries(object.is_block_pvc) as [string, any][]).reduce(
-              (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: globalThis.Boolean(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.is_block_pvc) as [string, any][]).reduce(
+          (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Boolean(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       isBlockDv: isObject(object.isBlockDV)
         ? (globalThis.Object.entries(object.isBlockDV) as [string, any][]).reduce(
-            (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.Boolean(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Boolean(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.is_block_dv)
-          ? (globalThis.Object.entries(object.is_block_dv) as [string, any][]).reduce(
-              (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: globalThis.Boolean(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.is_block_dv) as [string, any][]).reduce(
+          (acc: { [key: string]: boolean }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Boolean(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       hotplugVolumes: isObject(object.hotplugVolumes)
         ? (globalThis.Object.entries(object.hotplugVolumes) as [string, any][]).reduce(
-            (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: VolumeStatus.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeStatus.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.hotplug_volumes)
-          ? (globalThis.Object.entries(object.hotplug_volumes) as [string, any][]).reduce(
-              (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: VolumeStatus.fromJSON(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.hotplug_volumes) as [string, any][]).reduce(
+          (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeStatus.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       permanentVolumes: isObject(object.permanentVolumes)
         ? (globalThis.Object.entries(object.permanentVolumes) as [string, any][]).reduce(
-            (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: VolumeStatus.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeStatus.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.permanent_volumes)
-          ? (globalThis.Object.entries(object.permanent_volumes) as [string, any][]).reduce(
-              (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: VolumeStatus.fromJSON(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.permanent_volumes) as [string, any][]).reduce(
+          (acc: { [key: string]: VolumeStatus }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeStatus.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       disksInfo: isObject(object.disksInfo)
         ? (globalThis.Object.entries(object.disksInfo) as [string, any][]).reduce(
-            (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: DiskInfo.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: DiskInfo.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.disks_info)
-          ? (globalThis.Object.entries(object.disks_info) as [string, any][]).reduce(
-              (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: DiskInfo.fromJSON(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.disks_info) as [string, any][]).reduce(
+          (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: DiskInfo.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       smbios: isSet(object.smbios) ? SMBios.fromJSON(object.smbios) : undefined,
       efiConfiguration: isSet(object.efiConfiguration)
         ? EfiConfiguration.fromJSON(object.efiConfiguration)
         : isSet(object.efi_configuration)
-          ? EfiConfiguration.fromJSON(object.efi_configuration)
-          : undefined,
+        ? EfiConfiguration.fromJSON(object.efi_configuration)
+        : undefined,
       memBalloonStatsPeriod: isSet(object.memBalloonStatsPeriod)
         ? globalThis.Number(object.memBalloonStatsPeriod)
         : isSet(object.mem_balloon_stats_period)
-          ? globalThis.Number(object.mem_balloon_stats_period)
-          : 0,
+        ? globalThis.Number(object.mem_balloon_stats_period)
+        : 0,
       useVirtioTransitional: isSet(object.useVirtioTransitional)
         ? globalThis.Boolean(object.useVirtioTransitional)
         : isSet(object.use_virtio_transitional)
-          ? globalThis.Boolean(object.use_virtio_transitional)
-          : false,
+        ? globalThis.Boolean(object.use_virtio_transitional)
+        : false,
       volumesDiscardIgnore: globalThis.Array.isArray(object?.volumesDiscardIgnore)
         ? object.volumesDiscardIgnore.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.volumes_discard_ignore)
-          ? object.volumes_discard_ignore.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.volumes_discard_ignore.map((e: any) => globalThis.String(e))
+        : [],
       useLaunchSecuritySev: isSet(object.useLaunchSecuritySEV)
         ? globalThis.Boolean(object.useLaunchSecuritySEV)
         : isSet(object.use_launch_security_sev)
-          ? globalThis.Boolean(object.use_launch_security_sev)
-          : false,
+        ? globalThis.Boolean(object.use_launch_security_sev)
+        : false,
       useLaunchSecurityPv: isSet(object.useLaunchSecurityPV)
         ? globalThis.Boolean(object.useLaunchSecurityPV)
         : isSet(object.use_launch_security_pv)
-          ? globalThis.Boolean(object.use_launch_security_pv)
-          : false,
+        ? globalThis.Boolean(object.use_launch_security_pv)
+        : false,
       freePageReporting: isSet(object.freePageReporting)
         ? globalThis.Boolean(object.freePageReporting)
         : isSet(object.free_page_reporting)
-          ? globalThis.Boolean(object.free_page_reporting)
-          : false,
+        ? globalThis.Boolean(object.free_page_reporting)
+        : false,
       bochsForEfiGuests: isSet(object.bochsForEFIGuests)
         ? globalThis.Boolean(object.bochsForEFIGuests)
         : isSet(object.bochs_for_efi_guests)
-          ? globalThis.Boolean(object.bochs_for_efi_guests)
-          : false,
+        ? globalThis.Boolean(object.bochs_for_efi_guests)
+        : false,
       serialConsoleLog: isSet(object.serialConsoleLog)
         ? globalThis.Boolean(object.serialConsoleLog)
         : isSet(object.serial_console_log)
-          ? globalThis.Boolean(object.serial_console_log)
-          : false,
+        ? globalThis.Boolean(object.serial_console_log)
+        : false,
       domainAttachmentByInterfaceName: isObject(object.domainAttachmentByInterfaceName)
         ? (globalThis.Object.entries(object.domainAttachmentByInterfaceName) as [string, any][]).reduce(
-            (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.String(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.domain_attachment_by_interface_name)
-          ? (globalThis.Object.entries(object.domain_attachment_by_interface_name) as [string, any][]).reduce(
-              (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: globalThis.String(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.domain_attachment_by_interface_name) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       podInterfaces: isObject(object.podInterfaces)
         ? (globalThis.Object.entries(object.podInterfaces) as [string, any][]).reduce(
-            (acc: { [key: string]: PodInterface }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: PodInterface.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: PodInterface }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: PodInterface.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.pod_interfaces)
-          ? (globalThis.Object.entries(object.pod_interfaces) as [string, any][]).reduce(
-              (acc: { [key: string]: PodInterface }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: PodInterface.fromJSON(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.pod_interfaces) as [string, any][]).reduce(
+          (acc: { [key: string]: PodInterface }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: PodInterface.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       libvirtVersion: isSet(object.libvirtVersion)
         ? globalThis.String(object.libvirtVersion)
         : isSet(object.libvirt_version)
-          ? globalThis.String(object.libvirt_version)
-          : undefined,
+        ? globalThis.String(object.libvirt_version)
+        : undefined,
       paths: isSet(object.paths) ? Paths.fromJSON(object.paths) : undefined,
       applyCbt: isObject(object.applyCBT)
         ? (globalThis.Object.entries(object.applyCBT) as [string, any][]).reduce(
-            (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.String(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : isObject(object.apply_cbt)
-          ? (globalThis.Object.entries(object.apply_cbt) as [string, any][]).reduce(
-              (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-                globalThis.Object.defineProperty(acc, key, {
-                  value: globalThis.String(value),
-                  enumerable: true,
-                  configurable: true,
-                  writable: true,
-                });
-                return acc;
-              },
-              {},
-            )
-          : {},
+        ? (globalThis.Object.entries(object.apply_cbt) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       hotplugPorts: isSet(object.hotplugPorts)
         ? globalThis.Boolean(object.hotplugPorts)
         : isSet(object.hotplug_ports)
-          ? globalThis.Boolean(object.hotplug_ports)
-          : undefined,
+        ? globalThis.Boolean(object.hotplug_ports)
+        : undefined,
       nonRoot: isSet(object.nonRoot)
         ? globalThis.Boolean(object.nonRoot)
         : isSet(object.non_root)
-          ? globalThis.Boolean(object.non_root)
-          : false,
+        ? globalThis.Boolean(object.non_root)
+        : false,
       genericHostDevices: globalThis.Array.isArray(object?.genericHostDevices)
         ? object.genericHostDevices.map((e: any) => HostDevice.fromJSON(e))
         : globalThis.Array.isArray(object?.generic_host_devices)
-          ? object.generic_host_devices.map((e: any) => HostDevice.fromJSON(e))
-          : [],
+        ? object.generic_host_devices.map((e: any) => HostDevice.fromJSON(e))
+        : [],
       gpuHostDevices: globalThis.Array.isArray(object?.gpuHostDevices)
         ? object.gpuHostDevices.map((e: any) => HostDevice.fromJSON(e))
         : globalThis.Array.isArray(object?.gpu_host_devices)
-          ? object.gpu_host_devices.map((e: any) => HostDevice.fromJSON(e))
-          : [],
+        ? object.gpu_host_devices.map((e: any) => HostDevice.fromJSON(e))
+        : [],
       sriovDevices: globalThis.Array.isArray(object?.sriovDevices)
         ? object.sriovDevices.map((e: any) => HostDevice.fromJSON(e))
         : globalThis.Array.isArray(object?.sriov_devices)
-          ? object.sriov_devices.map((e: any) => HostDevice.fromJSON(e))
-          : [],
+        ? object.sriov_devices.map((e: any) => HostDevice.fromJSON(e))
+        : [],
     };
   },
 
@@ -2218,22 +2247,20 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       },
       {},
     );
-    message.hotplugVolumes = (
-      globalThis.Object.entries(object.hotplugVolumes ?? {}) as [string, VolumeStatus][]
-    ).reduce((acc: { [key: string]: VolumeStatus }, [key, value]: [string, VolumeStatus]) => {
-      if (value !== undefined) {
-        acc[key] = VolumeStatus.fromPartial(value);
-      }
-      return acc;
-    }, {});
-    message.permanentVolumes = (
-      globalThis.Object.entries(object.permanentVolumes ?? {}) as [string, VolumeStatus][]
-    ).reduce((acc: { [key: string]: VolumeStatus }, [key, value]: [string, VolumeStatus]) => {
-      if (value !== undefined) {
-        acc[key] = VolumeStatus.fromPartial(value);
-      }
-      return acc;
-    }, {});
+    message.hotplugVolumes = (globalThis.Object.entries(object.hotplugVolumes ?? {}) as [string, VolumeStatus][])
+      .reduce((acc: { [key: string]: VolumeStatus }, [key, value]: [string, VolumeStatus]) => {
+        if (value !== undefined) {
+          acc[key] = VolumeStatus.fromPartial(value);
+        }
+        return acc;
+      }, {});
+    message.permanentVolumes = (globalThis.Object.entries(object.permanentVolumes ?? {}) as [string, VolumeStatus][])
+      .reduce((acc: { [key: string]: VolumeStatus }, [key, value]: [string, VolumeStatus]) => {
+        if (value !== undefined) {
+          acc[key] = VolumeStatus.fromPartial(value);
+        }
+        return acc;
+      }, {});
     message.disksInfo = (globalThis.Object.entries(object.disksInfo ?? {}) as [string, DiskInfo][]).reduce(
       (acc: { [key: string]: DiskInfo }, [key, value]: [string, DiskInfo]) => {
         if (value !== undefined) {
@@ -2243,12 +2270,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       },
       {},
     );
-    message.smbios =
-      object.smbios !== undefined && object.smbios !== null ? SMBios.fromPartial(object.smbios) : undefined;
-    message.efiConfiguration =
-      object.efiConfiguration !== undefined && object.efiConfiguration !== null
-        ? EfiConfiguration.fromPartial(object.efiConfiguration)
-        : undefined;
+    message.smbios = (object.smbios !== undefined && object.smbios !== null)
+      ? SMBios.fromPartial(object.smbios)
+      : undefined;
+    message.efiConfiguration = (object.efiConfiguration !== undefined && object.efiConfiguration !== null)
+      ? EfiConfiguration.fromPartial(object.efiConfiguration)
+      : undefined;
     message.memBalloonStatsPeriod = object.memBalloonStatsPeriod ?? 0;
     message.useVirtioTransitional = object.useVirtioTransitional ?? false;
     message.volumesDiscardIgnore = object.volumesDiscardIgnore?.map((e) => e) || [];
@@ -2257,14 +2284,16 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     message.freePageReporting = object.freePageReporting ?? false;
     message.bochsForEfiGuests = object.bochsForEfiGuests ?? false;
     message.serialConsoleLog = object.serialConsoleLog ?? false;
-    message.domainAttachmentByInterfaceName = (
-      globalThis.Object.entries(object.domainAttachmentByInterfaceName ?? {}) as [string, string][]
-    ).reduce((acc: { [key: string]: string }, [key, value]: [string, string]) => {
-      if (value !== undefined) {
-        acc[key] = globalThis.String(value);
-      }
-      return acc;
-    }, {});
+    message.domainAttachmentByInterfaceName =
+      (globalThis.Object.entries(object.domainAttachmentByInterfaceName ?? {}) as [string, string][]).reduce(
+        (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+          if (value !== undefined) {
+            acc[key] = globalThis.String(value);
+          }
+          return acc;
+        },
+        {},
+      );
     message.podInterfaces = (globalThis.Object.entries(object.podInterfaces ?? {}) as [string, PodInterface][]).reduce(
       (acc: { [key: string]: PodInterface }, [key, value]: [string, PodInterface]) => {
         if (value !== undefined) {
@@ -2275,7 +2304,7 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       {},
     );
     message.libvirtVersion = object.libvirtVersion ?? undefined;
-    message.paths = object.paths !== undefined && object.paths !== null ? Paths.fromPartial(object.paths) : undefined;
+    message.paths = (object.paths !== undefined && object.paths !== null) ? Paths.fromPartial(object.paths) : undefined;
     message.applyCbt = (globalThis.Object.entries(object.applyCbt ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
@@ -2295,12 +2324,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
 };
 
 function createBaseConverterContext_IsBlockPvcEntry(): ConverterContext_IsBlockPvcEntry {
-  return { key: '', value: false };
+  return { key: "", value: false };
 }
 
 export const ConverterContext_IsBlockPvcEntry: MessageFns<ConverterContext_IsBlockPvcEntry> = {
   encode(message: ConverterContext_IsBlockPvcEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== false) {
@@ -2313,7 +2342,7 @@ export const ConverterContext_IsBlockPvcEntry: MessageFns<ConverterContext_IsBlo
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2352,14 +2381,14 @@ export const ConverterContext_IsBlockPvcEntry: MessageFns<ConverterContext_IsBlo
 
   fromJSON(object: any): ConverterContext_IsBlockPvcEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.Boolean(object.value) : false,
     };
   },
 
   toJSON(message: ConverterContext_IsBlockPvcEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== false) {
@@ -2377,19 +2406,19 @@ export const ConverterContext_IsBlockPvcEntry: MessageFns<ConverterContext_IsBlo
     object: I,
   ): ConverterContext_IsBlockPvcEntry {
     const message = createBaseConverterContext_IsBlockPvcEntry();
-    message.key = object.key ?? '';
+    message.key = object.key ?? "";
     message.value = object.value ?? false;
     return message;
   },
 };
 
 function createBaseConverterContext_IsBlockDvEntry(): ConverterContext_IsBlockDvEntry {
-  return { key: '', value: false };
+  return { key: "", value: false };
 }
 
 export const ConverterContext_IsBlockDvEntry: MessageFns<ConverterContext_IsBlockDvEntry> = {
   encode(message: ConverterContext_IsBlockDvEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== false) {
@@ -2402,7 +2431,7 @@ export const ConverterContext_IsBlockDvEntry: MessageFns<ConverterContext_IsBloc
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2441,14 +2470,14 @@ export const ConverterContext_IsBlockDvEntry: MessageFns<ConverterContext_IsBloc
 
   fromJSON(object: any): ConverterContext_IsBlockDvEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? globalThis.Boolean(object.value) : false,
     };
   },
 
   toJSON(message: ConverterContext_IsBlockDvEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== false) {
@@ -2464,19 +2493,19 @@ export const ConverterContext_IsBlockDvEntry: MessageFns<ConverterContext_IsBloc
     object: I,
   ): ConverterContext_IsBlockDvEntry {
     const message = createBaseConverterContext_IsBlockDvEntry();
-    message.key = object.key ?? '';
+    message.key = object.key ?? "";
     message.value = object.value ?? false;
     return message;
   },
 };
 
 function createBaseConverterContext_HotplugVolumesEntry(): ConverterContext_HotplugVolumesEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const ConverterContext_HotplugVolumesEntry: MessageFns<ConverterContext_HotplugVolumesEntry> = {
   encode(message: ConverterContext_HotplugVolumesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== undefined) {
@@ -2489,7 +2518,7 @@ export const ConverterContext_HotplugVolumesEntry: MessageFns<ConverterContext_H
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2528,14 +2557,14 @@ export const ConverterContext_HotplugVolumesEntry: MessageFns<ConverterContext_H
 
   fromJSON(object: any): ConverterContext_HotplugVolumesEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? VolumeStatus.fromJSON(object.value) : undefined,
     };
   },
 
   toJSON(message: ConverterContext_HotplugVolumesEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== undefined) {
@@ -2553,20 +2582,21 @@ export const ConverterContext_HotplugVolumesEntry: MessageFns<ConverterContext_H
     object: I,
   ): ConverterContext_HotplugVolumesEntry {
     const message = createBaseConverterContext_HotplugVolumesEntry();
-    message.key = object.key ?? '';
-    message.value =
-      object.value !== undefined && object.value !== null ? VolumeStatus.fromPartial(object.value) : undefined;
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? VolumeStatus.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConverterContext_PermanentVolumesEntry(): ConverterContext_PermanentVolumesEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const ConverterContext_PermanentVolumesEntry: MessageFns<ConverterContext_PermanentVolumesEntry> = {
   encode(message: ConverterContext_PermanentVolumesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== undefined) {
@@ -2579,7 +2609,7 @@ export const ConverterContext_PermanentVolumesEntry: MessageFns<ConverterContext
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2618,14 +2648,14 @@ export const ConverterContext_PermanentVolumesEntry: MessageFns<ConverterContext
 
   fromJSON(object: any): ConverterContext_PermanentVolumesEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? VolumeStatus.fromJSON(object.value) : undefined,
     };
   },
 
   toJSON(message: ConverterContext_PermanentVolumesEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== undefined) {
@@ -2643,20 +2673,21 @@ export const ConverterContext_PermanentVolumesEntry: MessageFns<ConverterContext
     object: I,
   ): ConverterContext_PermanentVolumesEntry {
     const message = createBaseConverterContext_PermanentVolumesEntry();
-    message.key = object.key ?? '';
-    message.value =
-      object.value !== undefined && object.value !== null ? VolumeStatus.fromPartial(object.value) : undefined;
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? VolumeStatus.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConverterContext_DisksInfoEntry(): ConverterContext_DisksInfoEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const ConverterContext_DisksInfoEntry: MessageFns<ConverterContext_DisksInfoEntry> = {
   encode(message: ConverterContext_DisksInfoEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== undefined) {
@@ -2669,7 +2700,7 @@ export const ConverterContext_DisksInfoEntry: MessageFns<ConverterContext_DisksI
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2708,14 +2739,14 @@ export const ConverterContext_DisksInfoEntry: MessageFns<ConverterContext_DisksI
 
   fromJSON(object: any): ConverterContext_DisksInfoEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? DiskInfo.fromJSON(object.value) : undefined,
     };
   },
 
   toJSON(message: ConverterContext_DisksInfoEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== undefined) {
@@ -2731,113 +2762,115 @@ export const ConverterContext_DisksInfoEntry: MessageFns<ConverterContext_DisksI
     object: I,
   ): ConverterContext_DisksInfoEntry {
     const message = createBaseConverterContext_DisksInfoEntry();
-    message.key = object.key ?? '';
-    message.value =
-      object.value !== undefined && object.value !== null ? DiskInfo.fromPartial(object.value) : undefined;
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? DiskInfo.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConverterContext_DomainAttachmentByInterfaceNameEntry(): ConverterContext_DomainAttachmentByInterfaceNameEntry {
-  return { key: '', value: '' };
+  return { key: "", value: "" };
 }
 
-export const ConverterContext_DomainAttachmentByInterfaceNameEntry: MessageFns<ConverterContext_DomainAttachmentByInterfaceNameEntry> =
-  {
-    encode(
-      message: ConverterContext_DomainAttachmentByInterfaceNameEntry,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.key !== '') {
-        writer.uint32(10).string(message.key);
-      }
-      if (message.value !== '') {
-        writer.uint32(18).string(message.value);
-      }
-      return writer;
-    },
+export const ConverterContext_DomainAttachmentByInterfaceNameEntry: MessageFns<
+  ConverterContext_DomainAttachmentByInterfaceNameEntry
+> = {
+  encode(
+    message: ConverterContext_DomainAttachmentByInterfaceNameEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
 
-    decode(input: BinaryReader | Uint8Array, length?: number): ConverterContext_DomainAttachmentByInterfaceNameEntry {
-      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error('protobuf decode recursion limit exceeded');
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseConverterContext_DomainAttachmentByInterfaceNameEntry();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.key = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.value = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    fromJSON(object: any): ConverterContext_DomainAttachmentByInterfaceNameEntry {
-      return {
-        key: isSet(object.key) ? globalThis.String(object.key) : '',
-        value: isSet(object.value) ? globalThis.String(object.value) : '',
-      };
-    },
-
-    toJSON(message: ConverterContext_DomainAttachmentByInterfaceNameEntry): unknown {
-      const obj: any = {};
-      if (message.key !== '') {
-        obj.key = message.key;
-      }
-      if (message.value !== '') {
-        obj.value = message.value;
-      }
-      return obj;
-    },
-
-    create<I extends Exact<DeepPartial<ConverterContext_DomainAttachmentByInterfaceNameEntry>, I>>(
-      base?: I,
-    ): ConverterContext_DomainAttachmentByInterfaceNameEntry {
-      return ConverterContext_DomainAttachmentByInterfaceNameEntry.fromPartial(base ?? ({} as any));
-    },
-    fromPartial<I extends Exact<DeepPartial<ConverterContext_DomainAttachmentByInterfaceNameEntry>, I>>(
-      object: I,
-    ): ConverterContext_DomainAttachmentByInterfaceNameEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): ConverterContext_DomainAttachmentByInterfaceNameEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseConverterContext_DomainAttachmentByInterfaceNameEntry();
-      message.key = object.key ?? '';
-      message.value = object.value ?? '';
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConverterContext_DomainAttachmentByInterfaceNameEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ConverterContext_DomainAttachmentByInterfaceNameEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConverterContext_DomainAttachmentByInterfaceNameEntry>, I>>(
+    base?: I,
+  ): ConverterContext_DomainAttachmentByInterfaceNameEntry {
+    return ConverterContext_DomainAttachmentByInterfaceNameEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConverterContext_DomainAttachmentByInterfaceNameEntry>, I>>(
+    object: I,
+  ): ConverterContext_DomainAttachmentByInterfaceNameEntry {
+    const message = createBaseConverterContext_DomainAttachmentByInterfaceNameEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
 
 function createBaseConverterContext_PodInterfacesEntry(): ConverterContext_PodInterfacesEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const ConverterContext_PodInterfacesEntry: MessageFns<ConverterContext_PodInterfacesEntry> = {
   encode(message: ConverterContext_PodInterfacesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== undefined) {
@@ -2850,7 +2883,7 @@ export const ConverterContext_PodInterfacesEntry: MessageFns<ConverterContext_Po
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2889,14 +2922,14 @@ export const ConverterContext_PodInterfacesEntry: MessageFns<ConverterContext_Po
 
   fromJSON(object: any): ConverterContext_PodInterfacesEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? PodInterface.fromJSON(object.value) : undefined,
     };
   },
 
   toJSON(message: ConverterContext_PodInterfacesEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== undefined) {
@@ -2914,23 +2947,24 @@ export const ConverterContext_PodInterfacesEntry: MessageFns<ConverterContext_Po
     object: I,
   ): ConverterContext_PodInterfacesEntry {
     const message = createBaseConverterContext_PodInterfacesEntry();
-    message.key = object.key ?? '';
-    message.value =
-      object.value !== undefined && object.value !== null ? PodInterface.fromPartial(object.value) : undefined;
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? PodInterface.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConverterContext_ApplyCbtEntry(): ConverterContext_ApplyCbtEntry {
-  return { key: '', value: '' };
+  return { key: "", value: "" };
 }
 
 export const ConverterContext_ApplyCbtEntry: MessageFns<ConverterContext_ApplyCbtEntry> = {
   encode(message: ConverterContext_ApplyCbtEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
-    if (message.value !== '') {
+    if (message.value !== "") {
       writer.uint32(18).string(message.value);
     }
     return writer;
@@ -2940,7 +2974,7 @@ export const ConverterContext_ApplyCbtEntry: MessageFns<ConverterContext_ApplyCb
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2979,17 +3013,17 @@ export const ConverterContext_ApplyCbtEntry: MessageFns<ConverterContext_ApplyCb
 
   fromJSON(object: any): ConverterContext_ApplyCbtEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
-      value: isSet(object.value) ? globalThis.String(object.value) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
   toJSON(message: ConverterContext_ApplyCbtEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
-    if (message.value !== '') {
+    if (message.value !== "") {
       obj.value = message.value;
     }
     return obj;
@@ -3002,8 +3036,8 @@ export const ConverterContext_ApplyCbtEntry: MessageFns<ConverterContext_ApplyCb
     object: I,
   ): ConverterContext_ApplyCbtEntry {
     const message = createBaseConverterContext_ApplyCbtEntry();
-    message.key = object.key ?? '';
-    message.value = object.value ?? '';
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -3027,7 +3061,7 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3069,8 +3103,8 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
       vmiJson: isSet(object.vmiJson)
         ? Buffer.from(bytesFromBase64(object.vmiJson))
         : isSet(object.vmi_json)
-          ? Buffer.from(bytesFromBase64(object.vmi_json))
-          : Buffer.alloc(0),
+        ? Buffer.from(bytesFromBase64(object.vmi_json))
+        : Buffer.alloc(0),
       context: isSet(object.context) ? ConverterContext.fromJSON(object.context) : undefined,
     };
   },
@@ -3092,24 +3126,23 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
   fromPartial<I extends Exact<DeepPartial<ConvertRequest>, I>>(object: I): ConvertRequest {
     const message = createBaseConvertRequest();
     message.vmiJson = object.vmiJson ?? Buffer.alloc(0);
-    message.context =
-      object.context !== undefined && object.context !== null
-        ? ConverterContext.fromPartial(object.context)
-        : undefined;
+    message.context = (object.context !== undefined && object.context !== null)
+      ? ConverterContext.fromPartial(object.context)
+      : undefined;
     return message;
   },
 };
 
 function createBaseConvertResponse(): ConvertResponse {
-  return { domainXml: '', domainName: '' };
+  return { domainXml: "", domainName: "" };
 }
 
 export const ConvertResponse: MessageFns<ConvertResponse> = {
   encode(message: ConvertResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.domainXml !== '') {
+    if (message.domainXml !== "") {
       writer.uint32(10).string(message.domainXml);
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       writer.uint32(18).string(message.domainName);
     }
     return writer;
@@ -3119,7 +3152,7 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3161,22 +3194,22 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
       domainXml: isSet(object.domainXml)
         ? globalThis.String(object.domainXml)
         : isSet(object.domain_xml)
-          ? globalThis.String(object.domain_xml)
-          : '',
+        ? globalThis.String(object.domain_xml)
+        : "",
       domainName: isSet(object.domainName)
         ? globalThis.String(object.domainName)
         : isSet(object.domain_name)
-          ? globalThis.String(object.domain_name)
-          : '',
+        ? globalThis.String(object.domain_name)
+        : "",
     };
   },
 
   toJSON(message: ConvertResponse): unknown {
     const obj: any = {};
-    if (message.domainXml !== '') {
+    if (message.domainXml !== "") {
       obj.domainXml = message.domainXml;
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       obj.domainName = message.domainName;
     }
     return obj;
@@ -3187,41 +3220,34 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ConvertResponse>, I>>(object: I): ConvertResponse {
     const message = createBaseConvertResponse();
-    message.domainXml = object.domainXml ?? '';
-    message.domainName = object.domainName ?? '';
+    message.domainXml = object.domainXml ?? "";
+    message.domainName = object.domainName ?? "";
     return message;
   },
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, 'base64'));
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString('base64');
+  return globalThis.Buffer.from(arr).toString("base64");
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function isObject(value: any): boolean {
-  return typeof value === 'object' && value !== null;
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
