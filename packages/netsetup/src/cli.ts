@@ -8,27 +8,28 @@ import { discoverPodInterface } from './discover.js';
 import { BadInputError } from './errors.js';
 import { planMasquerade } from './plan.js';
 import { teardown } from './teardown.js';
-import { MasqueradePlan, MasqueradeRequest } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
 async function masquerade(a: MasqueradeArgs): Promise<void> {
   const pod = await discoverPodInterface(a.netns, a.podIface, { resolvConfPath: a.resolvConf, hostname: a.hostname });
-  const plan = planMasquerade(
-    MasqueradeRequest.fromPartial({
-      pod,
-      ports: a.ports,
-      ipv6: a.ipv6,
-      queues: a.queues,
-      tapUid: a.tapUid,
-      tapGid: a.tapGid,
-      vmNetworkCidr: a.vmCidr,
-      vmIpv6NetworkCidr: a.vmIpv6Cidr,
-      subdomain: a.subdomain,
-      legacyMigrationPorts: a.legacyMigrationPorts,
-      istio: a.istio,
-    }),
-  );
+  // A plain request object: the generated codec is only loaded when JSON is printed (it costs start-up time).
+  const plan = planMasquerade({
+    pod,
+    ports: a.ports,
+    ipv6: a.ipv6,
+    queues: a.queues,
+    tapUid: a.tapUid,
+    tapGid: a.tapGid,
+    vmNetworkCidr: a.vmCidr,
+    vmIpv6NetworkCidr: a.vmIpv6Cidr,
+    subdomain: a.subdomain,
+    tapName: '',
+    legacyMigrationPorts: a.legacyMigrationPorts,
+    istio: a.istio,
+    dhcpOptions: undefined,
+  });
   const applied = a.dryRun ? undefined : await applyPlan(plan, a.netns);
   if (a.output === 'json') {
+    const { MasqueradePlan } = await import('./gen/virtlauncher/netsetup/v1/netsetup.js');
     process.stdout.write(`${JSON.stringify({ plan: MasqueradePlan.toJSON(plan), applied })}\n`);
     return;
   }
