@@ -37,6 +37,7 @@ describe('vmi-to-domain', () => {
     const domain = JSON.parse(r.stdout);
     expect(domain.os.type).toMatchObject({ arch: 'aarch64', machine: 'virt' });
     expect(domain.devices.serials[0].path).toMatch(/^\/rr\/kp\//);
+    (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
   });
 
   it.each([
