@@ -45,7 +45,11 @@ export class SupervisedDaemon {
         if (!line) continue;
         this.tail.push(line);
         if (this.tail.length > 20) this.tail.shift();
-        log.info(line, { subcomponent: this.name });
+        // libvirt's own log lines carry their level ("<ts>: <pid>: error : ..."); keep it.
+        const level = /: (error|warning) : /.exec(line)?.[1];
+        if (level === 'error') log.error(line, { subcomponent: this.name });
+        else if (level === 'warning') log.warning(line, { subcomponent: this.name });
+        else log.info(line, { subcomponent: this.name });
       }
     });
     child.on('error', (err) => {
