@@ -5,11 +5,11 @@
 // source: virtlauncher/netsetup/v1/netsetup.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 
-export const protobufPackage = 'virtlauncher.netsetup.v1';
+export const protobufPackage = "virtlauncher.netsetup.v1";
 
-export const protobufFileName = 'virtlauncher/netsetup/v1/netsetup.proto';
+export const protobufFileName = "virtlauncher/netsetup/v1/netsetup.proto";
 
 /**
  * Masquerade binding of a pod interface: the facts read from the pod's network namespace, the request
@@ -62,7 +62,9 @@ export interface DhcpOptions {
 }
 
 export interface MasqueradeRequest {
-  pod: PodInterfaceFacts | undefined;
+  pod:
+    | PodInterfaceFacts
+    | undefined;
   /** Declared ports; none forwards every port to the guest. */
   ports: PortSpec[];
   /** Configure the IPv6 twin (needs a global IPv6 on the pod interface). */
@@ -134,7 +136,9 @@ export interface MasqueradePlan {
   nftRuleset: string;
   /** Absent when the family is not configured. */
   ipv4: GuestAddressing | undefined;
-  ipv6: GuestAddressing | undefined;
+  ipv6:
+    | GuestAddressing
+    | undefined;
   /** What the in-pod DHCP servers must hand to the guest. */
   dhcp: GuestDhcpConfig | undefined;
 }
@@ -182,12 +186,12 @@ export interface GuestDhcpConfig {
 }
 
 function createBaseInterfaceAddress(): InterfaceAddress {
-  return { address: '', prefixLength: 0 };
+  return { address: "", prefixLength: 0 };
 }
 
 export const InterfaceAddress: MessageFns<InterfaceAddress> = {
   encode(message: InterfaceAddress, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.address !== '') {
+    if (message.address !== "") {
       writer.uint32(10).string(message.address);
     }
     if (message.prefixLength !== 0) {
@@ -200,7 +204,7 @@ export const InterfaceAddress: MessageFns<InterfaceAddress> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -239,18 +243,18 @@ export const InterfaceAddress: MessageFns<InterfaceAddress> = {
 
   fromJSON(object: any): InterfaceAddress {
     return {
-      address: isSet(object.address) ? globalThis.String(object.address) : '',
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
       prefixLength: isSet(object.prefixLength)
         ? globalThis.Number(object.prefixLength)
         : isSet(object.prefix_length)
-          ? globalThis.Number(object.prefix_length)
-          : 0,
+        ? globalThis.Number(object.prefix_length)
+        : 0,
     };
   },
 
   toJSON(message: InterfaceAddress): unknown {
     const obj: any = {};
-    if (message.address !== '') {
+    if (message.address !== "") {
       obj.address = message.address;
     }
     if (message.prefixLength !== 0) {
@@ -264,22 +268,22 @@ export const InterfaceAddress: MessageFns<InterfaceAddress> = {
   },
   fromPartial<I extends Exact<DeepPartial<InterfaceAddress>, I>>(object: I): InterfaceAddress {
     const message = createBaseInterfaceAddress();
-    message.address = object.address ?? '';
+    message.address = object.address ?? "";
     message.prefixLength = object.prefixLength ?? 0;
     return message;
   },
 };
 
 function createBasePodRoute(): PodRoute {
-  return { destination: '', gateway: '' };
+  return { destination: "", gateway: "" };
 }
 
 export const PodRoute: MessageFns<PodRoute> = {
   encode(message: PodRoute, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       writer.uint32(10).string(message.destination);
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       writer.uint32(18).string(message.gateway);
     }
     return writer;
@@ -289,7 +293,7 @@ export const PodRoute: MessageFns<PodRoute> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -328,17 +332,17 @@ export const PodRoute: MessageFns<PodRoute> = {
 
   fromJSON(object: any): PodRoute {
     return {
-      destination: isSet(object.destination) ? globalThis.String(object.destination) : '',
-      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : '',
+      destination: isSet(object.destination) ? globalThis.String(object.destination) : "",
+      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : "",
     };
   },
 
   toJSON(message: PodRoute): unknown {
     const obj: any = {};
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       obj.destination = message.destination;
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       obj.gateway = message.gateway;
     }
     return obj;
@@ -349,32 +353,32 @@ export const PodRoute: MessageFns<PodRoute> = {
   },
   fromPartial<I extends Exact<DeepPartial<PodRoute>, I>>(object: I): PodRoute {
     const message = createBasePodRoute();
-    message.destination = object.destination ?? '';
-    message.gateway = object.gateway ?? '';
+    message.destination = object.destination ?? "";
+    message.gateway = object.gateway ?? "";
     return message;
   },
 };
 
 function createBasePodInterfaceFacts(): PodInterfaceFacts {
   return {
-    name: '',
-    mac: '',
+    name: "",
+    mac: "",
     mtu: 0,
     ifindex: 0,
     ipv4Addresses: [],
     ipv6Addresses: [],
     routes: [],
-    resolvConf: '',
-    hostname: '',
+    resolvConf: "",
+    hostname: "",
   };
 }
 
 export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
   encode(message: PodInterfaceFacts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== '') {
+    if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       writer.uint32(18).string(message.mac);
     }
     if (message.mtu !== 0) {
@@ -392,10 +396,10 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     for (const v of message.routes) {
       PodRoute.encode(v!, writer.uint32(58).fork()).join();
     }
-    if (message.resolvConf !== '') {
+    if (message.resolvConf !== "") {
       writer.uint32(66).string(message.resolvConf);
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       writer.uint32(74).string(message.hostname);
     }
     return writer;
@@ -405,7 +409,7 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -500,36 +504,36 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
 
   fromJSON(object: any): PodInterfaceFacts {
     return {
-      name: isSet(object.name) ? globalThis.String(object.name) : '',
-      mac: isSet(object.mac) ? globalThis.String(object.mac) : '',
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      mac: isSet(object.mac) ? globalThis.String(object.mac) : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
       ifindex: isSet(object.ifindex) ? globalThis.Number(object.ifindex) : 0,
       ipv4Addresses: globalThis.Array.isArray(object?.ipv4Addresses)
         ? object.ipv4Addresses.map((e: any) => InterfaceAddress.fromJSON(e))
         : globalThis.Array.isArray(object?.ipv4_addresses)
-          ? object.ipv4_addresses.map((e: any) => InterfaceAddress.fromJSON(e))
-          : [],
+        ? object.ipv4_addresses.map((e: any) => InterfaceAddress.fromJSON(e))
+        : [],
       ipv6Addresses: globalThis.Array.isArray(object?.ipv6Addresses)
         ? object.ipv6Addresses.map((e: any) => InterfaceAddress.fromJSON(e))
         : globalThis.Array.isArray(object?.ipv6_addresses)
-          ? object.ipv6_addresses.map((e: any) => InterfaceAddress.fromJSON(e))
-          : [],
+        ? object.ipv6_addresses.map((e: any) => InterfaceAddress.fromJSON(e))
+        : [],
       routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => PodRoute.fromJSON(e)) : [],
       resolvConf: isSet(object.resolvConf)
         ? globalThis.String(object.resolvConf)
         : isSet(object.resolv_conf)
-          ? globalThis.String(object.resolv_conf)
-          : '',
-      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : '',
+        ? globalThis.String(object.resolv_conf)
+        : "",
+      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
     };
   },
 
   toJSON(message: PodInterfaceFacts): unknown {
     const obj: any = {};
-    if (message.name !== '') {
+    if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       obj.mac = message.mac;
     }
     if (message.mtu !== 0) {
@@ -547,10 +551,10 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     if (message.routes?.length) {
       obj.routes = message.routes.map((e) => PodRoute.toJSON(e));
     }
-    if (message.resolvConf !== '') {
+    if (message.resolvConf !== "") {
       obj.resolvConf = message.resolvConf;
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       obj.hostname = message.hostname;
     }
     return obj;
@@ -561,26 +565,26 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
   },
   fromPartial<I extends Exact<DeepPartial<PodInterfaceFacts>, I>>(object: I): PodInterfaceFacts {
     const message = createBasePodInterfaceFacts();
-    message.name = object.name ?? '';
-    message.mac = object.mac ?? '';
+    message.name = object.name ?? "";
+    message.mac = object.mac ?? "";
     message.mtu = object.mtu ?? 0;
     message.ifindex = object.ifindex ?? 0;
     message.ipv4Addresses = object.ipv4Addresses?.map((e) => InterfaceAddress.fromPartial(e)) || [];
     message.ipv6Addresses = object.ipv6Addresses?.map((e) => InterfaceAddress.fromPartial(e)) || [];
     message.routes = object.routes?.map((e) => PodRoute.fromPartial(e)) || [];
-    message.resolvConf = object.resolvConf ?? '';
-    message.hostname = object.hostname ?? '';
+    message.resolvConf = object.resolvConf ?? "";
+    message.hostname = object.hostname ?? "";
     return message;
   },
 };
 
 function createBasePortSpec(): PortSpec {
-  return { protocol: '', port: 0, portEnd: 0 };
+  return { protocol: "", port: 0, portEnd: 0 };
 }
 
 export const PortSpec: MessageFns<PortSpec> = {
   encode(message: PortSpec, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.protocol !== '') {
+    if (message.protocol !== "") {
       writer.uint32(10).string(message.protocol);
     }
     if (message.port !== 0) {
@@ -596,7 +600,7 @@ export const PortSpec: MessageFns<PortSpec> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -643,19 +647,19 @@ export const PortSpec: MessageFns<PortSpec> = {
 
   fromJSON(object: any): PortSpec {
     return {
-      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : '',
+      protocol: isSet(object.protocol) ? globalThis.String(object.protocol) : "",
       port: isSet(object.port) ? globalThis.Number(object.port) : 0,
       portEnd: isSet(object.portEnd)
         ? globalThis.Number(object.portEnd)
         : isSet(object.port_end)
-          ? globalThis.Number(object.port_end)
-          : 0,
+        ? globalThis.Number(object.port_end)
+        : 0,
     };
   },
 
   toJSON(message: PortSpec): unknown {
     const obj: any = {};
-    if (message.protocol !== '') {
+    if (message.protocol !== "") {
       obj.protocol = message.protocol;
     }
     if (message.port !== 0) {
@@ -672,7 +676,7 @@ export const PortSpec: MessageFns<PortSpec> = {
   },
   fromPartial<I extends Exact<DeepPartial<PortSpec>, I>>(object: I): PortSpec {
     const message = createBasePortSpec();
-    message.protocol = object.protocol ?? '';
+    message.protocol = object.protocol ?? "";
     message.port = object.port ?? 0;
     message.portEnd = object.portEnd ?? 0;
     return message;
@@ -680,7 +684,7 @@ export const PortSpec: MessageFns<PortSpec> = {
 };
 
 function createBaseDhcpOptions(): DhcpOptions {
-  return { ntpServers: [], tftpServerName: '', bootfileName: '', privateOptions: [] };
+  return { ntpServers: [], tftpServerName: "", bootfileName: "", privateOptions: [] };
 }
 
 export const DhcpOptions: MessageFns<DhcpOptions> = {
@@ -688,10 +692,10 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
     for (const v of message.ntpServers) {
       writer.uint32(10).string(v!);
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       writer.uint32(18).string(message.tftpServerName);
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       writer.uint32(26).string(message.bootfileName);
     }
     for (const v of message.privateOptions) {
@@ -704,7 +708,7 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -762,23 +766,23 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
       ntpServers: globalThis.Array.isArray(object?.ntpServers)
         ? object.ntpServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.ntp_servers)
-          ? object.ntp_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.ntp_servers.map((e: any) => globalThis.String(e))
+        : [],
       tftpServerName: isSet(object.tftpServerName)
         ? globalThis.String(object.tftpServerName)
         : isSet(object.tftp_server_name)
-          ? globalThis.String(object.tftp_server_name)
-          : '',
+        ? globalThis.String(object.tftp_server_name)
+        : "",
       bootfileName: isSet(object.bootfileName)
         ? globalThis.String(object.bootfileName)
         : isSet(object.bootfile_name)
-          ? globalThis.String(object.bootfile_name)
-          : '',
+        ? globalThis.String(object.bootfile_name)
+        : "",
       privateOptions: globalThis.Array.isArray(object?.privateOptions)
         ? object.privateOptions.map((e: any) => GuestPrivateOption.fromJSON(e))
         : globalThis.Array.isArray(object?.private_options)
-          ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
-          : [],
+        ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
+        : [],
     };
   },
 
@@ -787,10 +791,10 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
     if (message.ntpServers?.length) {
       obj.ntpServers = message.ntpServers;
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       obj.tftpServerName = message.tftpServerName;
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       obj.bootfileName = message.bootfileName;
     }
     if (message.privateOptions?.length) {
@@ -805,8 +809,8 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
   fromPartial<I extends Exact<DeepPartial<DhcpOptions>, I>>(object: I): DhcpOptions {
     const message = createBaseDhcpOptions();
     message.ntpServers = object.ntpServers?.map((e) => e) || [];
-    message.tftpServerName = object.tftpServerName ?? '';
-    message.bootfileName = object.bootfileName ?? '';
+    message.tftpServerName = object.tftpServerName ?? "";
+    message.bootfileName = object.bootfileName ?? "";
     message.privateOptions = object.privateOptions?.map((e) => GuestPrivateOption.fromPartial(e)) || [];
     return message;
   },
@@ -820,10 +824,10 @@ function createBaseMasqueradeRequest(): MasqueradeRequest {
     queues: 0,
     tapUid: 0,
     tapGid: 0,
-    vmNetworkCidr: '',
-    vmIpv6NetworkCidr: '',
-    subdomain: '',
-    tapName: '',
+    vmNetworkCidr: "",
+    vmIpv6NetworkCidr: "",
+    subdomain: "",
+    tapName: "",
     legacyMigrationPorts: false,
     istio: false,
     dhcpOptions: undefined,
@@ -850,16 +854,16 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     if (message.tapGid !== 0) {
       writer.uint32(48).uint32(message.tapGid);
     }
-    if (message.vmNetworkCidr !== '') {
+    if (message.vmNetworkCidr !== "") {
       writer.uint32(58).string(message.vmNetworkCidr);
     }
-    if (message.vmIpv6NetworkCidr !== '') {
+    if (message.vmIpv6NetworkCidr !== "") {
       writer.uint32(66).string(message.vmIpv6NetworkCidr);
     }
-    if (message.subdomain !== '') {
+    if (message.subdomain !== "") {
       writer.uint32(74).string(message.subdomain);
     }
-    if (message.tapName !== '') {
+    if (message.tapName !== "") {
       writer.uint32(82).string(message.tapName);
     }
     if (message.legacyMigrationPorts !== false) {
@@ -878,7 +882,7 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1012,40 +1016,40 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
       tapUid: isSet(object.tapUid)
         ? globalThis.Number(object.tapUid)
         : isSet(object.tap_uid)
-          ? globalThis.Number(object.tap_uid)
-          : 0,
+        ? globalThis.Number(object.tap_uid)
+        : 0,
       tapGid: isSet(object.tapGid)
         ? globalThis.Number(object.tapGid)
         : isSet(object.tap_gid)
-          ? globalThis.Number(object.tap_gid)
-          : 0,
+        ? globalThis.Number(object.tap_gid)
+        : 0,
       vmNetworkCidr: isSet(object.vmNetworkCidr)
         ? globalThis.String(object.vmNetworkCidr)
         : isSet(object.vm_network_cidr)
-          ? globalThis.String(object.vm_network_cidr)
-          : '',
+        ? globalThis.String(object.vm_network_cidr)
+        : "",
       vmIpv6NetworkCidr: isSet(object.vmIpv6NetworkCidr)
         ? globalThis.String(object.vmIpv6NetworkCidr)
         : isSet(object.vm_ipv6_network_cidr)
-          ? globalThis.String(object.vm_ipv6_network_cidr)
-          : '',
-      subdomain: isSet(object.subdomain) ? globalThis.String(object.subdomain) : '',
+        ? globalThis.String(object.vm_ipv6_network_cidr)
+        : "",
+      subdomain: isSet(object.subdomain) ? globalThis.String(object.subdomain) : "",
       tapName: isSet(object.tapName)
         ? globalThis.String(object.tapName)
         : isSet(object.tap_name)
-          ? globalThis.String(object.tap_name)
-          : '',
+        ? globalThis.String(object.tap_name)
+        : "",
       legacyMigrationPorts: isSet(object.legacyMigrationPorts)
         ? globalThis.Boolean(object.legacyMigrationPorts)
         : isSet(object.legacy_migration_ports)
-          ? globalThis.Boolean(object.legacy_migration_ports)
-          : false,
+        ? globalThis.Boolean(object.legacy_migration_ports)
+        : false,
       istio: isSet(object.istio) ? globalThis.Boolean(object.istio) : false,
       dhcpOptions: isSet(object.dhcpOptions)
         ? DhcpOptions.fromJSON(object.dhcpOptions)
         : isSet(object.dhcp_options)
-          ? DhcpOptions.fromJSON(object.dhcp_options)
-          : undefined,
+        ? DhcpOptions.fromJSON(object.dhcp_options)
+        : undefined,
     };
   },
 
@@ -1069,16 +1073,16 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     if (message.tapGid !== 0) {
       obj.tapGid = Math.round(message.tapGid);
     }
-    if (message.vmNetworkCidr !== '') {
+    if (message.vmNetworkCidr !== "") {
       obj.vmNetworkCidr = message.vmNetworkCidr;
     }
-    if (message.vmIpv6NetworkCidr !== '') {
+    if (message.vmIpv6NetworkCidr !== "") {
       obj.vmIpv6NetworkCidr = message.vmIpv6NetworkCidr;
     }
-    if (message.subdomain !== '') {
+    if (message.subdomain !== "") {
       obj.subdomain = message.subdomain;
     }
-    if (message.tapName !== '') {
+    if (message.tapName !== "") {
       obj.tapName = message.tapName;
     }
     if (message.legacyMigrationPorts !== false) {
@@ -1098,37 +1102,37 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<MasqueradeRequest>, I>>(object: I): MasqueradeRequest {
     const message = createBaseMasqueradeRequest();
-    message.pod =
-      object.pod !== undefined && object.pod !== null ? PodInterfaceFacts.fromPartial(object.pod) : undefined;
+    message.pod = (object.pod !== undefined && object.pod !== null)
+      ? PodInterfaceFacts.fromPartial(object.pod)
+      : undefined;
     message.ports = object.ports?.map((e) => PortSpec.fromPartial(e)) || [];
     message.ipv6 = object.ipv6 ?? false;
     message.queues = object.queues ?? 0;
     message.tapUid = object.tapUid ?? 0;
     message.tapGid = object.tapGid ?? 0;
-    message.vmNetworkCidr = object.vmNetworkCidr ?? '';
-    message.vmIpv6NetworkCidr = object.vmIpv6NetworkCidr ?? '';
-    message.subdomain = object.subdomain ?? '';
-    message.tapName = object.tapName ?? '';
+    message.vmNetworkCidr = object.vmNetworkCidr ?? "";
+    message.vmIpv6NetworkCidr = object.vmIpv6NetworkCidr ?? "";
+    message.subdomain = object.subdomain ?? "";
+    message.tapName = object.tapName ?? "";
     message.legacyMigrationPorts = object.legacyMigrationPorts ?? false;
     message.istio = object.istio ?? false;
-    message.dhcpOptions =
-      object.dhcpOptions !== undefined && object.dhcpOptions !== null
-        ? DhcpOptions.fromPartial(object.dhcpOptions)
-        : undefined;
+    message.dhcpOptions = (object.dhcpOptions !== undefined && object.dhcpOptions !== null)
+      ? DhcpOptions.fromPartial(object.dhcpOptions)
+      : undefined;
     return message;
   },
 };
 
 function createBaseBridgePlan(): BridgePlan {
-  return { name: '', mac: '', mtu: 0, addresses: [] };
+  return { name: "", mac: "", mtu: 0, addresses: [] };
 }
 
 export const BridgePlan: MessageFns<BridgePlan> = {
   encode(message: BridgePlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== '') {
+    if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       writer.uint32(18).string(message.mac);
     }
     if (message.mtu !== 0) {
@@ -1144,7 +1148,7 @@ export const BridgePlan: MessageFns<BridgePlan> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1199,8 +1203,8 @@ export const BridgePlan: MessageFns<BridgePlan> = {
 
   fromJSON(object: any): BridgePlan {
     return {
-      name: isSet(object.name) ? globalThis.String(object.name) : '',
-      mac: isSet(object.mac) ? globalThis.String(object.mac) : '',
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      mac: isSet(object.mac) ? globalThis.String(object.mac) : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
       addresses: globalThis.Array.isArray(object?.addresses)
         ? object.addresses.map((e: any) => globalThis.String(e))
@@ -1210,10 +1214,10 @@ export const BridgePlan: MessageFns<BridgePlan> = {
 
   toJSON(message: BridgePlan): unknown {
     const obj: any = {};
-    if (message.name !== '') {
+    if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.mac !== '') {
+    if (message.mac !== "") {
       obj.mac = message.mac;
     }
     if (message.mtu !== 0) {
@@ -1230,8 +1234,8 @@ export const BridgePlan: MessageFns<BridgePlan> = {
   },
   fromPartial<I extends Exact<DeepPartial<BridgePlan>, I>>(object: I): BridgePlan {
     const message = createBaseBridgePlan();
-    message.name = object.name ?? '';
-    message.mac = object.mac ?? '';
+    message.name = object.name ?? "";
+    message.mac = object.mac ?? "";
     message.mtu = object.mtu ?? 0;
     message.addresses = object.addresses?.map((e) => e) || [];
     return message;
@@ -1239,15 +1243,15 @@ export const BridgePlan: MessageFns<BridgePlan> = {
 };
 
 function createBaseTapPlan(): TapPlan {
-  return { name: '', master: '', mtu: 0, ownerUid: 0, ownerGid: 0, queues: 0, multiqueue: false };
+  return { name: "", master: "", mtu: 0, ownerUid: 0, ownerGid: 0, queues: 0, multiqueue: false };
 }
 
 export const TapPlan: MessageFns<TapPlan> = {
   encode(message: TapPlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.name !== '') {
+    if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
-    if (message.master !== '') {
+    if (message.master !== "") {
       writer.uint32(18).string(message.master);
     }
     if (message.mtu !== 0) {
@@ -1272,7 +1276,7 @@ export const TapPlan: MessageFns<TapPlan> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1351,19 +1355,19 @@ export const TapPlan: MessageFns<TapPlan> = {
 
   fromJSON(object: any): TapPlan {
     return {
-      name: isSet(object.name) ? globalThis.String(object.name) : '',
-      master: isSet(object.master) ? globalThis.String(object.master) : '',
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      master: isSet(object.master) ? globalThis.String(object.master) : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
       ownerUid: isSet(object.ownerUid)
         ? globalThis.Number(object.ownerUid)
         : isSet(object.owner_uid)
-          ? globalThis.Number(object.owner_uid)
-          : 0,
+        ? globalThis.Number(object.owner_uid)
+        : 0,
       ownerGid: isSet(object.ownerGid)
         ? globalThis.Number(object.ownerGid)
         : isSet(object.owner_gid)
-          ? globalThis.Number(object.owner_gid)
-          : 0,
+        ? globalThis.Number(object.owner_gid)
+        : 0,
       queues: isSet(object.queues) ? globalThis.Number(object.queues) : 0,
       multiqueue: isSet(object.multiqueue) ? globalThis.Boolean(object.multiqueue) : false,
     };
@@ -1371,10 +1375,10 @@ export const TapPlan: MessageFns<TapPlan> = {
 
   toJSON(message: TapPlan): unknown {
     const obj: any = {};
-    if (message.name !== '') {
+    if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.master !== '') {
+    if (message.master !== "") {
       obj.master = message.master;
     }
     if (message.mtu !== 0) {
@@ -1400,8 +1404,8 @@ export const TapPlan: MessageFns<TapPlan> = {
   },
   fromPartial<I extends Exact<DeepPartial<TapPlan>, I>>(object: I): TapPlan {
     const message = createBaseTapPlan();
-    message.name = object.name ?? '';
-    message.master = object.master ?? '';
+    message.name = object.name ?? "";
+    message.master = object.master ?? "";
     message.mtu = object.mtu ?? 0;
     message.ownerUid = object.ownerUid ?? 0;
     message.ownerGid = object.ownerGid ?? 0;
@@ -1412,15 +1416,15 @@ export const TapPlan: MessageFns<TapPlan> = {
 };
 
 function createBaseSysctl(): Sysctl {
-  return { path: '', value: '' };
+  return { path: "", value: "" };
 }
 
 export const Sysctl: MessageFns<Sysctl> = {
   encode(message: Sysctl, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.path !== '') {
+    if (message.path !== "") {
       writer.uint32(10).string(message.path);
     }
-    if (message.value !== '') {
+    if (message.value !== "") {
       writer.uint32(18).string(message.value);
     }
     return writer;
@@ -1430,7 +1434,7 @@ export const Sysctl: MessageFns<Sysctl> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1469,17 +1473,17 @@ export const Sysctl: MessageFns<Sysctl> = {
 
   fromJSON(object: any): Sysctl {
     return {
-      path: isSet(object.path) ? globalThis.String(object.path) : '',
-      value: isSet(object.value) ? globalThis.String(object.value) : '',
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
     };
   },
 
   toJSON(message: Sysctl): unknown {
     const obj: any = {};
-    if (message.path !== '') {
+    if (message.path !== "") {
       obj.path = message.path;
     }
-    if (message.value !== '') {
+    if (message.value !== "") {
       obj.value = message.value;
     }
     return obj;
@@ -1490,25 +1494,25 @@ export const Sysctl: MessageFns<Sysctl> = {
   },
   fromPartial<I extends Exact<DeepPartial<Sysctl>, I>>(object: I): Sysctl {
     const message = createBaseSysctl();
-    message.path = object.path ?? '';
-    message.value = object.value ?? '';
+    message.path = object.path ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
 
 function createBaseNftTablePlan(): NftTablePlan {
-  return { family: '', name: '', text: '' };
+  return { family: "", name: "", text: "" };
 }
 
 export const NftTablePlan: MessageFns<NftTablePlan> = {
   encode(message: NftTablePlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.family !== '') {
+    if (message.family !== "") {
       writer.uint32(10).string(message.family);
     }
-    if (message.name !== '') {
+    if (message.name !== "") {
       writer.uint32(18).string(message.name);
     }
-    if (message.text !== '') {
+    if (message.text !== "") {
       writer.uint32(26).string(message.text);
     }
     return writer;
@@ -1518,7 +1522,7 @@ export const NftTablePlan: MessageFns<NftTablePlan> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1565,21 +1569,21 @@ export const NftTablePlan: MessageFns<NftTablePlan> = {
 
   fromJSON(object: any): NftTablePlan {
     return {
-      family: isSet(object.family) ? globalThis.String(object.family) : '',
-      name: isSet(object.name) ? globalThis.String(object.name) : '',
-      text: isSet(object.text) ? globalThis.String(object.text) : '',
+      family: isSet(object.family) ? globalThis.String(object.family) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
     };
   },
 
   toJSON(message: NftTablePlan): unknown {
     const obj: any = {};
-    if (message.family !== '') {
+    if (message.family !== "") {
       obj.family = message.family;
     }
-    if (message.name !== '') {
+    if (message.name !== "") {
       obj.name = message.name;
     }
-    if (message.text !== '') {
+    if (message.text !== "") {
       obj.text = message.text;
     }
     return obj;
@@ -1590,23 +1594,23 @@ export const NftTablePlan: MessageFns<NftTablePlan> = {
   },
   fromPartial<I extends Exact<DeepPartial<NftTablePlan>, I>>(object: I): NftTablePlan {
     const message = createBaseNftTablePlan();
-    message.family = object.family ?? '';
-    message.name = object.name ?? '';
-    message.text = object.text ?? '';
+    message.family = object.family ?? "";
+    message.name = object.name ?? "";
+    message.text = object.text ?? "";
     return message;
   },
 };
 
 function createBaseGuestAddressing(): GuestAddressing {
-  return { guestIp: '', gatewayIp: '', prefixLength: 0 };
+  return { guestIp: "", gatewayIp: "", prefixLength: 0 };
 }
 
 export const GuestAddressing: MessageFns<GuestAddressing> = {
   encode(message: GuestAddressing, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.guestIp !== '') {
+    if (message.guestIp !== "") {
       writer.uint32(10).string(message.guestIp);
     }
-    if (message.gatewayIp !== '') {
+    if (message.gatewayIp !== "") {
       writer.uint32(18).string(message.gatewayIp);
     }
     if (message.prefixLength !== 0) {
@@ -1619,7 +1623,7 @@ export const GuestAddressing: MessageFns<GuestAddressing> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1669,27 +1673,27 @@ export const GuestAddressing: MessageFns<GuestAddressing> = {
       guestIp: isSet(object.guestIp)
         ? globalThis.String(object.guestIp)
         : isSet(object.guest_ip)
-          ? globalThis.String(object.guest_ip)
-          : '',
+        ? globalThis.String(object.guest_ip)
+        : "",
       gatewayIp: isSet(object.gatewayIp)
         ? globalThis.String(object.gatewayIp)
         : isSet(object.gateway_ip)
-          ? globalThis.String(object.gateway_ip)
-          : '',
+        ? globalThis.String(object.gateway_ip)
+        : "",
       prefixLength: isSet(object.prefixLength)
         ? globalThis.Number(object.prefixLength)
         : isSet(object.prefix_length)
-          ? globalThis.Number(object.prefix_length)
-          : 0,
+        ? globalThis.Number(object.prefix_length)
+        : 0,
     };
   },
 
   toJSON(message: GuestAddressing): unknown {
     const obj: any = {};
-    if (message.guestIp !== '') {
+    if (message.guestIp !== "") {
       obj.guestIp = message.guestIp;
     }
-    if (message.gatewayIp !== '') {
+    if (message.gatewayIp !== "") {
       obj.gatewayIp = message.gatewayIp;
     }
     if (message.prefixLength !== 0) {
@@ -1703,8 +1707,8 @@ export const GuestAddressing: MessageFns<GuestAddressing> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestAddressing>, I>>(object: I): GuestAddressing {
     const message = createBaseGuestAddressing();
-    message.guestIp = object.guestIp ?? '';
-    message.gatewayIp = object.gatewayIp ?? '';
+    message.guestIp = object.guestIp ?? "";
+    message.gatewayIp = object.gatewayIp ?? "";
     message.prefixLength = object.prefixLength ?? 0;
     return message;
   },
@@ -1712,12 +1716,12 @@ export const GuestAddressing: MessageFns<GuestAddressing> = {
 
 function createBaseMasqueradePlan(): MasqueradePlan {
   return {
-    podInterface: '',
+    podInterface: "",
     bridge: undefined,
     tap: undefined,
     sysctls: [],
     nftTables: [],
-    nftRuleset: '',
+    nftRuleset: "",
     ipv4: undefined,
     ipv6: undefined,
     dhcp: undefined,
@@ -1726,7 +1730,7 @@ function createBaseMasqueradePlan(): MasqueradePlan {
 
 export const MasqueradePlan: MessageFns<MasqueradePlan> = {
   encode(message: MasqueradePlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.podInterface !== '') {
+    if (message.podInterface !== "") {
       writer.uint32(10).string(message.podInterface);
     }
     if (message.bridge !== undefined) {
@@ -1741,7 +1745,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
     for (const v of message.nftTables) {
       NftTablePlan.encode(v!, writer.uint32(42).fork()).join();
     }
-    if (message.nftRuleset !== '') {
+    if (message.nftRuleset !== "") {
       writer.uint32(50).string(message.nftRuleset);
     }
     if (message.ipv4 !== undefined) {
@@ -1760,7 +1764,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1858,21 +1862,21 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
       podInterface: isSet(object.podInterface)
         ? globalThis.String(object.podInterface)
         : isSet(object.pod_interface)
-          ? globalThis.String(object.pod_interface)
-          : '',
+        ? globalThis.String(object.pod_interface)
+        : "",
       bridge: isSet(object.bridge) ? BridgePlan.fromJSON(object.bridge) : undefined,
       tap: isSet(object.tap) ? TapPlan.fromJSON(object.tap) : undefined,
       sysctls: globalThis.Array.isArray(object?.sysctls) ? object.sysctls.map((e: any) => Sysctl.fromJSON(e)) : [],
       nftTables: globalThis.Array.isArray(object?.nftTables)
         ? object.nftTables.map((e: any) => NftTablePlan.fromJSON(e))
         : globalThis.Array.isArray(object?.nft_tables)
-          ? object.nft_tables.map((e: any) => NftTablePlan.fromJSON(e))
-          : [],
+        ? object.nft_tables.map((e: any) => NftTablePlan.fromJSON(e))
+        : [],
       nftRuleset: isSet(object.nftRuleset)
         ? globalThis.String(object.nftRuleset)
         : isSet(object.nft_ruleset)
-          ? globalThis.String(object.nft_ruleset)
-          : '',
+        ? globalThis.String(object.nft_ruleset)
+        : "",
       ipv4: isSet(object.ipv4) ? GuestAddressing.fromJSON(object.ipv4) : undefined,
       ipv6: isSet(object.ipv6) ? GuestAddressing.fromJSON(object.ipv6) : undefined,
       dhcp: isSet(object.dhcp) ? GuestDhcpConfig.fromJSON(object.dhcp) : undefined,
@@ -1881,7 +1885,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
 
   toJSON(message: MasqueradePlan): unknown {
     const obj: any = {};
-    if (message.podInterface !== '') {
+    if (message.podInterface !== "") {
       obj.podInterface = message.podInterface;
     }
     if (message.bridge !== undefined) {
@@ -1896,7 +1900,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
     if (message.nftTables?.length) {
       obj.nftTables = message.nftTables.map((e) => NftTablePlan.toJSON(e));
     }
-    if (message.nftRuleset !== '') {
+    if (message.nftRuleset !== "") {
       obj.nftRuleset = message.nftRuleset;
     }
     if (message.ipv4 !== undefined) {
@@ -1916,33 +1920,37 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
   },
   fromPartial<I extends Exact<DeepPartial<MasqueradePlan>, I>>(object: I): MasqueradePlan {
     const message = createBaseMasqueradePlan();
-    message.podInterface = object.podInterface ?? '';
-    message.bridge =
-      object.bridge !== undefined && object.bridge !== null ? BridgePlan.fromPartial(object.bridge) : undefined;
-    message.tap = object.tap !== undefined && object.tap !== null ? TapPlan.fromPartial(object.tap) : undefined;
+    message.podInterface = object.podInterface ?? "";
+    message.bridge = (object.bridge !== undefined && object.bridge !== null)
+      ? BridgePlan.fromPartial(object.bridge)
+      : undefined;
+    message.tap = (object.tap !== undefined && object.tap !== null) ? TapPlan.fromPartial(object.tap) : undefined;
     message.sysctls = object.sysctls?.map((e) => Sysctl.fromPartial(e)) || [];
     message.nftTables = object.nftTables?.map((e) => NftTablePlan.fromPartial(e)) || [];
-    message.nftRuleset = object.nftRuleset ?? '';
-    message.ipv4 =
-      object.ipv4 !== undefined && object.ipv4 !== null ? GuestAddressing.fromPartial(object.ipv4) : undefined;
-    message.ipv6 =
-      object.ipv6 !== undefined && object.ipv6 !== null ? GuestAddressing.fromPartial(object.ipv6) : undefined;
-    message.dhcp =
-      object.dhcp !== undefined && object.dhcp !== null ? GuestDhcpConfig.fromPartial(object.dhcp) : undefined;
+    message.nftRuleset = object.nftRuleset ?? "";
+    message.ipv4 = (object.ipv4 !== undefined && object.ipv4 !== null)
+      ? GuestAddressing.fromPartial(object.ipv4)
+      : undefined;
+    message.ipv6 = (object.ipv6 !== undefined && object.ipv6 !== null)
+      ? GuestAddressing.fromPartial(object.ipv6)
+      : undefined;
+    message.dhcp = (object.dhcp !== undefined && object.dhcp !== null)
+      ? GuestDhcpConfig.fromPartial(object.dhcp)
+      : undefined;
     return message;
   },
 };
 
 function createBaseGuestRoute(): GuestRoute {
-  return { destination: '', gateway: '' };
+  return { destination: "", gateway: "" };
 }
 
 export const GuestRoute: MessageFns<GuestRoute> = {
   encode(message: GuestRoute, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       writer.uint32(10).string(message.destination);
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       writer.uint32(18).string(message.gateway);
     }
     return writer;
@@ -1952,7 +1960,7 @@ export const GuestRoute: MessageFns<GuestRoute> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1991,17 +1999,17 @@ export const GuestRoute: MessageFns<GuestRoute> = {
 
   fromJSON(object: any): GuestRoute {
     return {
-      destination: isSet(object.destination) ? globalThis.String(object.destination) : '',
-      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : '',
+      destination: isSet(object.destination) ? globalThis.String(object.destination) : "",
+      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : "",
     };
   },
 
   toJSON(message: GuestRoute): unknown {
     const obj: any = {};
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       obj.destination = message.destination;
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       obj.gateway = message.gateway;
     }
     return obj;
@@ -2012,8 +2020,8 @@ export const GuestRoute: MessageFns<GuestRoute> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestRoute>, I>>(object: I): GuestRoute {
     const message = createBaseGuestRoute();
-    message.destination = object.destination ?? '';
-    message.gateway = object.gateway ?? '';
+    message.destination = object.destination ?? "";
+    message.gateway = object.gateway ?? "";
     return message;
   },
 };
@@ -2037,7 +2045,7 @@ export const GuestPrivateOption: MessageFns<GuestPrivateOption> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2105,40 +2113,40 @@ export const GuestPrivateOption: MessageFns<GuestPrivateOption> = {
 
 function createBaseGuestDhcpV4Config(): GuestDhcpV4Config {
   return {
-    interfaceName: '',
-    serverIp: '',
-    clientMac: '',
-    clientIpCidr: '',
-    router: '',
+    interfaceName: "",
+    serverIp: "",
+    clientMac: "",
+    clientIpCidr: "",
+    router: "",
     dnsServers: [],
     searchDomains: [],
-    domainName: '',
+    domainName: "",
     mtu: 0,
-    hostname: '',
+    hostname: "",
     routes: [],
     leaseSeconds: 0,
     ntpServers: [],
-    tftpServerName: '',
-    bootfileName: '',
+    tftpServerName: "",
+    bootfileName: "",
     privateOptions: [],
   };
 }
 
 export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
   encode(message: GuestDhcpV4Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       writer.uint32(10).string(message.interfaceName);
     }
-    if (message.serverIp !== '') {
+    if (message.serverIp !== "") {
       writer.uint32(18).string(message.serverIp);
     }
-    if (message.clientMac !== '') {
+    if (message.clientMac !== "") {
       writer.uint32(26).string(message.clientMac);
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       writer.uint32(34).string(message.clientIpCidr);
     }
-    if (message.router !== '') {
+    if (message.router !== "") {
       writer.uint32(42).string(message.router);
     }
     for (const v of message.dnsServers) {
@@ -2147,13 +2155,13 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
     for (const v of message.searchDomains) {
       writer.uint32(58).string(v!);
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       writer.uint32(66).string(message.domainName);
     }
     if (message.mtu !== 0) {
       writer.uint32(72).uint32(message.mtu);
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       writer.uint32(82).string(message.hostname);
     }
     for (const v of message.routes) {
@@ -2165,10 +2173,10 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
     for (const v of message.ntpServers) {
       writer.uint32(106).string(v!);
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       writer.uint32(114).string(message.tftpServerName);
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       writer.uint32(122).string(message.bootfileName);
     }
     for (const v of message.privateOptions) {
@@ -2181,7 +2189,7 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2335,85 +2343,87 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
       interfaceName: isSet(object.interfaceName)
         ? globalThis.String(object.interfaceName)
         : isSet(object.interface_name)
-          ? globalThis.String(object.interface_name)
-          : '',
+        ? globalThis.String(object.interface_name)
+        : "",
       serverIp: isSet(object.serverIp)
         ? globalThis.String(object.serverIp)
         : isSet(object.server_ip)
-          ? globalThis.String(object.server_ip)
-          : '',
+        ? globalThis.String(object.server_ip)
+        : "",
       clientMac: isSet(object.clientMac)
         ? globalThis.String(object.clientMac)
         : isSet(object.client_mac)
-          ? globalThis.String(object.client_mac)
-          : '',
+        ? globalThis.String(object.client_mac)
+        : "",
       clientIpCidr: isSet(object.clientIpCidr)
         ? globalThis.String(object.clientIpCidr)
         : isSet(object.client_ip_cidr)
-          ? globalThis.String(object.client_ip_cidr)
-          : '',
-      router: isSet(object.router) ? globalThis.String(object.router) : '',
+        ? globalThis.String(object.client_ip_cidr)
+        : "",
+      router: isSet(object.router) ? globalThis.String(object.router) : "",
       dnsServers: globalThis.Array.isArray(object?.dnsServers)
         ? object.dnsServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.dns_servers)
-          ? object.dns_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.dns_servers.map((e: any) => globalThis.String(e))
+        : [],
       searchDomains: globalThis.Array.isArray(object?.searchDomains)
         ? object.searchDomains.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.search_domains)
-          ? object.search_domains.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.search_domains.map((e: any) => globalThis.String(e))
+        : [],
       domainName: isSet(object.domainName)
         ? globalThis.String(object.domainName)
         : isSet(object.domain_name)
-          ? globalThis.String(object.domain_name)
-          : '',
+        ? globalThis.String(object.domain_name)
+        : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
-      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : '',
-      routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => GuestRoute.fromJSON(e)) : [],
+      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
+      routes: globalThis.Array.isArray(object?.routes)
+        ? object.routes.map((e: any) => GuestRoute.fromJSON(e))
+        : [],
       leaseSeconds: isSet(object.leaseSeconds)
         ? globalThis.Number(object.leaseSeconds)
         : isSet(object.lease_seconds)
-          ? globalThis.Number(object.lease_seconds)
-          : 0,
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
       ntpServers: globalThis.Array.isArray(object?.ntpServers)
         ? object.ntpServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.ntp_servers)
-          ? object.ntp_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.ntp_servers.map((e: any) => globalThis.String(e))
+        : [],
       tftpServerName: isSet(object.tftpServerName)
         ? globalThis.String(object.tftpServerName)
         : isSet(object.tftp_server_name)
-          ? globalThis.String(object.tftp_server_name)
-          : '',
+        ? globalThis.String(object.tftp_server_name)
+        : "",
       bootfileName: isSet(object.bootfileName)
         ? globalThis.String(object.bootfileName)
         : isSet(object.bootfile_name)
-          ? globalThis.String(object.bootfile_name)
-          : '',
+        ? globalThis.String(object.bootfile_name)
+        : "",
       privateOptions: globalThis.Array.isArray(object?.privateOptions)
         ? object.privateOptions.map((e: any) => GuestPrivateOption.fromJSON(e))
         : globalThis.Array.isArray(object?.private_options)
-          ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
-          : [],
+        ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
+        : [],
     };
   },
 
   toJSON(message: GuestDhcpV4Config): unknown {
     const obj: any = {};
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       obj.interfaceName = message.interfaceName;
     }
-    if (message.serverIp !== '') {
+    if (message.serverIp !== "") {
       obj.serverIp = message.serverIp;
     }
-    if (message.clientMac !== '') {
+    if (message.clientMac !== "") {
       obj.clientMac = message.clientMac;
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       obj.clientIpCidr = message.clientIpCidr;
     }
-    if (message.router !== '') {
+    if (message.router !== "") {
       obj.router = message.router;
     }
     if (message.dnsServers?.length) {
@@ -2422,13 +2432,13 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
     if (message.searchDomains?.length) {
       obj.searchDomains = message.searchDomains;
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       obj.domainName = message.domainName;
     }
     if (message.mtu !== 0) {
       obj.mtu = Math.round(message.mtu);
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       obj.hostname = message.hostname;
     }
     if (message.routes?.length) {
@@ -2440,10 +2450,10 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
     if (message.ntpServers?.length) {
       obj.ntpServers = message.ntpServers;
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       obj.tftpServerName = message.tftpServerName;
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       obj.bootfileName = message.bootfileName;
     }
     if (message.privateOptions?.length) {
@@ -2457,39 +2467,39 @@ export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestDhcpV4Config>, I>>(object: I): GuestDhcpV4Config {
     const message = createBaseGuestDhcpV4Config();
-    message.interfaceName = object.interfaceName ?? '';
-    message.serverIp = object.serverIp ?? '';
-    message.clientMac = object.clientMac ?? '';
-    message.clientIpCidr = object.clientIpCidr ?? '';
-    message.router = object.router ?? '';
+    message.interfaceName = object.interfaceName ?? "";
+    message.serverIp = object.serverIp ?? "";
+    message.clientMac = object.clientMac ?? "";
+    message.clientIpCidr = object.clientIpCidr ?? "";
+    message.router = object.router ?? "";
     message.dnsServers = object.dnsServers?.map((e) => e) || [];
     message.searchDomains = object.searchDomains?.map((e) => e) || [];
-    message.domainName = object.domainName ?? '';
+    message.domainName = object.domainName ?? "";
     message.mtu = object.mtu ?? 0;
-    message.hostname = object.hostname ?? '';
+    message.hostname = object.hostname ?? "";
     message.routes = object.routes?.map((e) => GuestRoute.fromPartial(e)) || [];
     message.leaseSeconds = object.leaseSeconds ?? 0;
     message.ntpServers = object.ntpServers?.map((e) => e) || [];
-    message.tftpServerName = object.tftpServerName ?? '';
-    message.bootfileName = object.bootfileName ?? '';
+    message.tftpServerName = object.tftpServerName ?? "";
+    message.bootfileName = object.bootfileName ?? "";
     message.privateOptions = object.privateOptions?.map((e) => GuestPrivateOption.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseGuestDhcpV6Config(): GuestDhcpV6Config {
-  return { interfaceName: '', clientIpCidr: '', serverMac: '', dnsServers: [], leaseSeconds: 0 };
+  return { interfaceName: "", clientIpCidr: "", serverMac: "", dnsServers: [], leaseSeconds: 0 };
 }
 
 export const GuestDhcpV6Config: MessageFns<GuestDhcpV6Config> = {
   encode(message: GuestDhcpV6Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       writer.uint32(10).string(message.interfaceName);
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       writer.uint32(18).string(message.clientIpCidr);
     }
-    if (message.serverMac !== '') {
+    if (message.serverMac !== "") {
       writer.uint32(26).string(message.serverMac);
     }
     for (const v of message.dnsServers) {
@@ -2505,7 +2515,7 @@ export const GuestDhcpV6Config: MessageFns<GuestDhcpV6Config> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2571,40 +2581,40 @@ export const GuestDhcpV6Config: MessageFns<GuestDhcpV6Config> = {
       interfaceName: isSet(object.interfaceName)
         ? globalThis.String(object.interfaceName)
         : isSet(object.interface_name)
-          ? globalThis.String(object.interface_name)
-          : '',
+        ? globalThis.String(object.interface_name)
+        : "",
       clientIpCidr: isSet(object.clientIpCidr)
         ? globalThis.String(object.clientIpCidr)
         : isSet(object.client_ip_cidr)
-          ? globalThis.String(object.client_ip_cidr)
-          : '',
+        ? globalThis.String(object.client_ip_cidr)
+        : "",
       serverMac: isSet(object.serverMac)
         ? globalThis.String(object.serverMac)
         : isSet(object.server_mac)
-          ? globalThis.String(object.server_mac)
-          : '',
+        ? globalThis.String(object.server_mac)
+        : "",
       dnsServers: globalThis.Array.isArray(object?.dnsServers)
         ? object.dnsServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.dns_servers)
-          ? object.dns_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.dns_servers.map((e: any) => globalThis.String(e))
+        : [],
       leaseSeconds: isSet(object.leaseSeconds)
         ? globalThis.Number(object.leaseSeconds)
         : isSet(object.lease_seconds)
-          ? globalThis.Number(object.lease_seconds)
-          : 0,
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
     };
   },
 
   toJSON(message: GuestDhcpV6Config): unknown {
     const obj: any = {};
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       obj.interfaceName = message.interfaceName;
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       obj.clientIpCidr = message.clientIpCidr;
     }
-    if (message.serverMac !== '') {
+    if (message.serverMac !== "") {
       obj.serverMac = message.serverMac;
     }
     if (message.dnsServers?.length) {
@@ -2621,9 +2631,9 @@ export const GuestDhcpV6Config: MessageFns<GuestDhcpV6Config> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestDhcpV6Config>, I>>(object: I): GuestDhcpV6Config {
     const message = createBaseGuestDhcpV6Config();
-    message.interfaceName = object.interfaceName ?? '';
-    message.clientIpCidr = object.clientIpCidr ?? '';
-    message.serverMac = object.serverMac ?? '';
+    message.interfaceName = object.interfaceName ?? "";
+    message.clientIpCidr = object.clientIpCidr ?? "";
+    message.serverMac = object.serverMac ?? "";
     message.dnsServers = object.dnsServers?.map((e) => e) || [];
     message.leaseSeconds = object.leaseSeconds ?? 0;
     return message;
@@ -2649,7 +2659,7 @@ export const GuestDhcpConfig: MessageFns<GuestDhcpConfig> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2709,37 +2719,30 @@ export const GuestDhcpConfig: MessageFns<GuestDhcpConfig> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestDhcpConfig>, I>>(object: I): GuestDhcpConfig {
     const message = createBaseGuestDhcpConfig();
-    message.v4 = object.v4 !== undefined && object.v4 !== null ? GuestDhcpV4Config.fromPartial(object.v4) : undefined;
-    message.v6 = object.v6 !== undefined && object.v6 !== null ? GuestDhcpV6Config.fromPartial(object.v6) : undefined;
+    message.v4 = (object.v4 !== undefined && object.v4 !== null) ? GuestDhcpV4Config.fromPartial(object.v4) : undefined;
+    message.v6 = (object.v6 !== undefined && object.v6 !== null) ? GuestDhcpV6Config.fromPartial(object.v6) : undefined;
     return message;
   },
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, 'base64'));
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString('base64');
+  return globalThis.Buffer.from(arr).toString("base64");
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function isSet(value: any): boolean {
