@@ -1,0 +1,116 @@
+// Network phase 2 end to end: inside a namespace holding k6t-eth0 and tap0 (as netsetup leaves them), the
+// launcher (own libvirtd, private root) plugs the guest into tap0 and serves DHCP on the bridge through
+// @virt-launcher/dhcp; the guest's serial console shows the lease it got from our server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectLauncher } from './cmd-client.js';
+import { NotifyStandIn, request } from './testing/handler-standin.js';
+import { killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import type { LauncherProcess } from './testing/launcher-process.js';
+
+const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
+const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
+const ns = `vlt-launcher-${randomBytes(3).toString('hex')}`;
+const ip = (...args: string[]) => execFileSync('ip', ['-n', ns, ...args], { stdio: 'pipe' });
+
+function vmi(uid: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'netguest', namespace: 'default', uid },
+      spec: {
+        domain: {
+          resources: { requests: { memory: '128Mi' } },
+          firmware: {
+            kernelBoot: {
+              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
+              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
+            },
+          },
+          devices: { interfaces: [{ name: 'default', masquerade: {} }] },
+        },
+        networks: [{ name: 'default', pod: {} }],
+        terminationGracePeriodSeconds: 5,
+      },
+    }),
+  );
+}
+
+function readConsole(path: string, until: RegExp, timeoutMs = 120_000): Promise<string> {
+  return new Promise((resolveP, reject) => {
+    let text = '';
+    const deadline = Date.now() + timeoutMs;
+    const attempt = () => {
+      const sock = connect(path);
+      sock.on('data', (d) => {
+        text += d.toString();
+        if (until.test(text)) {
+          sock.destroy();
+          resolveP(text);
+        }
+      });
+      sock.on('error', () =>
+        Date.now() > deadline ? reject(new Error(`no console: ${text}`)) : setTimeout(attempt, 200),
+      );
+    };
+    attempt();
+  });
+}
+
+describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
+  let root = '';
+  let launcher: LauncherProcess | undefined;
+  const notify = new NotifyStandIn();
+
+  beforeAll(() => {
+    execFileSync('ip', ['netns', 'add', ns]);
+    ip('link', 'set', 'lo', 'up');
+    ip('link', 'add', 'k6t-eth0', 'type', 'bridge');
+    ip('link', 'set', 'k6t-eth0', 'address', '02:00:00:00:00:00');
+    ip('addr', 'add', '10.0.2.1/24', 'dev', 'k6t-eth0');
+    ip('tuntap', 'add', 'tap0', 'mode', 'tap');
+    ip('link', 'set', 'tap0', 'master', 'k6t-eth0');
+    ip('link', 'set', 'tap0', 'up');
+    ip('link', 'set', 'k6t-eth0', 'up');
+  });
+
+  afterAll(async () => {
+    if (launcher) await killTree(launcher);
+    notify.close();
+    execFileSync('ip', ['netns', 'del', ns]);
+    if (root) await rm(root, { recursive: true, force: true });
+  }, 30_000);
+
+  it('serves the guest its lease on k6t-eth0 and marks dhcp_started', async () => {
+    root = await mkdtemp('/tmp/vlt-launcher-root-');
+    const disks = join(root, 'run/kubevirt/container-disks/kernel-boot');
+    await mkdir(disks, { recursive: true });
+    await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'vmlinuz'));
+    await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'initramfs.gz'));
+    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+    launcher = startLauncherInPrivateRoot(
+      root,
+      ['--name', 'netguest', '--namespace', 'default', '--uid', 'u-net', '--allow-emulation'],
+      ['ip', 'netns', 'exec', ns],
+    );
+    await launcher.waitForLog('Marked as ready', 90_000);
+    const client = await connectLauncher(launcher.readySocket);
+    const res = await client.call('syncVirtualMachine', request(vmi('u-net')), 60_000);
+    expect(res).toEqual({ success: true, message: '' });
+    await launcher.waitForLog('DHCP server started on k6t-eth0');
+    const console = await readConsole(
+      join(root, 'run/kubevirt-private/u-net/virt-serial0'),
+      /VLT-GUEST: (lease|ready)/,
+    );
+    expect(console).toMatch(/VLT-GUEST: lease ip=10\.0\.2\.2 router=10\.0\.2\.1/);
+    expect((await stat(join(root, 'run/kubevirt-private/dhcp_started-eth0'))).isFile()).toBe(true);
+    client.close();
+  }, 240_000);
+});
