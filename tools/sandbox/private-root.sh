@@ -52,9 +52,10 @@ CONF
   [[ -f "$root"/etc/libvirt/virtlogd.conf ]] || printf 'log_outputs = "3:stderr"\n' >"$root"/etc/libvirt/virtlogd.conf
 }
 
-# The mount script runs inside the new namespace, then execs the command.
+# The mount script runs inside the new namespace, then execs the command. `exec_prefix=exec` replaces this shell
+# with it, so that in a fresh PID namespace the command itself is PID 1 and receives the signals.
 enter() {
-  unshare -m --propagation private -- bash -c '
+  ${exec_prefix:-} unshare -m --propagation private -- bash -c '
     set -e
     r=$1; shift
     mount --bind "$r/etc/libvirt" /etc/libvirt
@@ -72,7 +73,7 @@ exec)
   [[ ${1:-} == -- ]] && shift
   [[ $# -ge 1 ]] || usage
   prepare_root
-  enter "$@"
+  exec_prefix=exec enter "$@"
   ;;
 libvirtd)
   prepare_root
