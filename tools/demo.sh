@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# npm run demo: boots the demo guest (kernel + busybox initramfs built from Debian packages) in a one-machine pod:
+# network namespaces, masquerade, virt-launcher-monitor → virt-launcher → libvirtd → QEMU/TCG, our DHCP server.
+# Extra arguments go to `virt-pod run` (e.g. --until-lease to exit 0 once the guest has its lease).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+guest_dir=$(bash tools/demo-guest/build.sh)
+exec node tools/pod/dist/cli.js run examples/vmi-demo.yaml \
+  --container-disk "rootdisk=$guest_dir/containerdisk.img" \
+  --kernel-boot-dir "$guest_dir" \
+  --console "$@"

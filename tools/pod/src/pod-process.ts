@@ -1,0 +1,124 @@
+// Starts the pod's compute container as kubelet would: in the pod's network namespace, in new UTS and PID
+// namespaces (the monitor is PID 1; the hostname is the VMI's), inside a private root for libvirt, running
+// virt-launcher-monitor -- virt-launcher with KubeVirt's flags.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa, type ResultPromise } from 'execa';
+
+export interface PodProcessOptions {
+  repo: string;
+  podNs: string;
+  runRoot: string;
+  hostname: string;
+  name: string;
+  namespace: string;
+  uid: string;
+  gracePeriodSeconds: number;
+  logFile: string;
+  onLogLine: (line: string) => void;
+}
+
+export interface PodProcess {
+  child: ResultPromise;
+  exited: Promise<number>;
+  /** SIGTERM to the monitor (PID 1 of the pod), as kubelet does when the pod is deleted. */
+  terminate(): Promise<void>;
+  kill(): void;
+}
+
+export function startPodProcess(o: PodProcessOptions): PodProcess {
+  const node = process.execPath;
+  const monitor = path.join(o.repo, 'packages/monitor/dist/cli.js');
+  const launcher = path.join(o.repo, 'packages/launcher/dist/cli.js');
+  const privateRoot = path.join(o.repo, 'tools/sandbox/private-root.sh');
+  const log = fs.createWriteStream(o.logFile);
+  const child = execa(
+    'ip',
+    [
+      'netns',
+      'exec',
+      o.podNs,
+      'unshare',
+      '--uts',
+      '--pid',
+      '--fork',
+      '--mount-proc',
+      '--kill-child',
+      '--',
+      'bash',
+      '-c',
+      'hostname "$0" && exec "$@"',
+      o.hostname,
+      privateRoot,
+      'exec',
+      o.runRoot,
+      '--',
+      node,
+      monitor,
+      '--',
+      node,
+      launcher,
+      '--name',
+      o.name,
+      '--namespace',
+      o.namespace,
+      '--uid',
+      o.uid,
+      '--grace-period-seconds',
+      String(o.gracePeriodSeconds),
+      '--qemu-timeout',
+      '5m',
+      '--allow-emulation',
+    ],
+    { all: true, buffer: false, reject: false, stdin: 'ignore' },
+  );
+  let pending = '';
+  child.all?.on('data', (d: Buffer) => {
+    log.write(d);
+    pending += d.toString();
+    let i: number;
+    while ((i = pending.indexOf('\n')) >= 0) {
+      o.onLogLine(pending.slice(0, i));
+      pending = pending.slice(i + 1);
+    }
+  });
+  const exited = child.then((r) => {
+    log.end();
+    return typeof r.exitCode === 'number' ? r.exitCode : 255;
+  });
+
+  // unshare --fork waits for its child, the pod's PID 1: that is the process to signal.
+  const podPid1 = async (): Promise<number | undefined> => {
+    for (let i = 0; i < 20 && child.pid; i++) {
+      const r = await execa('pgrep', ['-P', String(child.pid)], { reject: false });
+      const pid = Number(r.stdout.trim().split('\n')[0]);
+      if (pid > 0) return pid;
+      await sleep(100);
+    }
+    return undefined;
+  };
+
+  return {
+    child,
+    exited,
+    terminate: async () => {
+      const pid = await podPid1();
+      if (pid) process.kill(pid, 'SIGTERM');
+    },
+    kill: () => void child.kill('SIGKILL'),
+  };
+}
+
+/** Lines worth showing without --verbose: KubeVirt's milestones, warnings and errors. */
+export function isMilestone(line: string): boolean {
+  try {
+    const entry = JSON.parse(line) as { level?: string; msg?: string };
+    if (entry.level === 'error' || entry.level === 'warning') return true;
+    return /^(Marked as ready|Domain defined\.|Domain started\.|Synced vmi|Signaled graceful shutdown|Grace Period expired|Domain stopped\.|Process .* is gone!|Exiting\.\.\.|Connected to libvirt|Successfully connected to domain notify|DHCP)/.test(
+      entry.msg ?? '',
+    );
+  } catch {
+    return true;
+  }
+}
