@@ -38,7 +38,13 @@ Napi::Function NativeConnection::Define(Napi::Env env) {
 NativeConnection::NativeConnection(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<NativeConnection>(info), state_(std::make_shared<ConnState>()) {}
 
-NativeConnection::~NativeConnection() { CloseAll(Env(), false); }
+NativeConnection::~NativeConnection() {
+  // A finalizer (GC, or environment teardown with the connection still open): free synchronously.
+  try {
+    CloseAll(Env(), false);
+  } catch (...) {
+  }
+}
 
 Napi::Value NativeConnection::Connect(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -30,13 +30,20 @@ void EventSink::Emit(std::unique_ptr<EventData> data) {
   napi_status status = tsfn_.NonBlockingCall(raw, [](Napi::Env env, Napi::Function fn, EventData* ev) {
     std::unique_ptr<EventData> owned(ev);
     if (env == nullptr || fn.IsEmpty()) return;
-    Napi::Object payload = Napi::Object::New(env);
-    payload.Set("name", ev->name);
-    payload.Set("uuid", ev->uuid);
-    payload.Set("first", ev->first);
-    payload.Set("second", ev->second);
-    payload.Set("text", ev->text);
-    fn.Call({Napi::String::New(env, ev->kind), payload});
+    // Exceptions must not leave this C callback: JS refusing to run while the environment is torn down
+    // would otherwise abort the process. (Listener errors are rethrown by the TypeScript side.)
+    try {
+      Napi::Object payload = Napi::Object::New(env);
+      payload.Set("name", ev->name);
+      payload.Set("uuid", ev->uuid);
+      payload.Set("first", ev->first);
+      payload.Set("second", ev->second);
+      payload.Set("text", ev->text);
+      payload.Set("number", ev->number);
+      payload.Set("params", ValuesToJs(env, ev->params));
+      fn.Call({Napi::String::New(env, ev->kind), payload});
+    } catch (const Napi::Error&) {
+    }
   });
   if (status != napi_ok) delete raw;
 }
@@ -107,6 +114,19 @@ void OnAgentLifecycle(virConnectPtr, virDomainPtr dom, int state, int reason, vo
   (*static_cast<SinkHandle*>(opaque))->Emit(std::move(ev));
 }
 
+void OnMemoryDeviceSizeChange(virConnectPtr, virDomainPtr dom, const char* alias, unsigned long long size, void* opaque) {
+  auto ev = NewEvent("memoryDeviceSizeChange", dom);
+  ev->text = alias != nullptr ? alias : "";
+  ev->number = static_cast<double>(size);
+  (*static_cast<SinkHandle*>(opaque))->Emit(std::move(ev));
+}
+
+void OnJobCompleted(virConnectPtr, virDomainPtr dom, virTypedParameterPtr params, int nparams, void* opaque) {
+  auto ev = NewEvent("jobCompleted", dom);
+  for (int i = 0; i < nparams; ++i) ev->params.push_back(CopyParam(params[i]));
+  (*static_cast<SinkHandle*>(opaque))->Emit(std::move(ev));
+}
+
 void OnClose(virConnectPtr, int reason, void* opaque) {
   auto ev = std::make_unique<EventData>();
   ev->kind = "close";
@@ -128,6 +148,8 @@ void RegisterEvents(virConnectPtr conn, const std::shared_ptr<EventSink>& sink, 
       {VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED, VIR_DOMAIN_EVENT_CALLBACK(OnDeviceRemoved)},
       {VIR_DOMAIN_EVENT_ID_DEVICE_ADDED, VIR_DOMAIN_EVENT_CALLBACK(OnDeviceAdded)},
       {VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(OnAgentLifecycle)},
+      {VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE, VIR_DOMAIN_EVENT_CALLBACK(OnMemoryDeviceSizeChange)},
+      {VIR_DOMAIN_EVENT_ID_JOB_COMPLETED, VIR_DOMAIN_EVENT_CALLBACK(OnJobCompleted)},
   };
   for (const auto& reg : regs) {
     auto* handle = new SinkHandle(sink);

@@ -10,15 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "typed_params.h"
+
 namespace vlt {
 
 struct EventData {
-  std::string kind;  // lifecycle | reboot | deviceAdded | deviceRemoved | agentLifecycle | close
+  // lifecycle | reboot | deviceAdded | deviceRemoved | agentLifecycle | memoryDeviceSizeChange | jobCompleted | close
+  std::string kind;
   std::string name;
   std::string uuid;
   int first = 0;   // lifecycle event, agent state, close reason
   int second = 0;  // lifecycle detail, agent reason
   std::string text;  // device alias
+  double number = 0;  // memory device size (KiB)
+  std::vector<StatValue> params;  // job statistics
 };
 
 class EventSink {

@@ -2,8 +2,6 @@
 
 namespace vlt {
 
-namespace {
-
 StatValue CopyParam(const virTypedParameter& p) {
   StatValue v;
   v.field = p.field;
@@ -21,7 +19,19 @@ StatValue CopyParam(const virTypedParameter& p) {
   return v;
 }
 
-}  // namespace
+Napi::Object ValuesToJs(Napi::Env env, const std::vector<StatValue>& values) {
+  Napi::Object stats = Napi::Object::New(env);
+  for (const StatValue& v : values) {
+    if (v.type == VIR_TYPED_PARAM_STRING) {
+      stats.Set(v.field, v.text);
+    } else if (v.type == VIR_TYPED_PARAM_BOOLEAN) {
+      stats.Set(v.field, Napi::Boolean::New(env, v.number != 0));
+    } else {
+      stats.Set(v.field, Napi::Number::New(env, v.number));
+    }
+  }
+  return stats;
+}
 
 std::vector<StatsRecord> CopyStatsRecords(virDomainStatsRecordPtr* records) {
   std::vector<StatsRecord> out;
@@ -43,16 +53,7 @@ Napi::Array StatsToJs(Napi::Env env, const std::vector<StatsRecord>& records) {
   Napi::Array arr = Napi::Array::New(env, records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     const StatsRecord& rec = records[i];
-    Napi::Object stats = Napi::Object::New(env);
-    for (const StatValue& v : rec.values) {
-      if (v.type == VIR_TYPED_PARAM_STRING) {
-        stats.Set(v.field, v.text);
-      } else if (v.type == VIR_TYPED_PARAM_BOOLEAN) {
-        stats.Set(v.field, Napi::Boolean::New(env, v.number != 0));
-      } else {
-        stats.Set(v.field, Napi::Number::New(env, v.number));
-      }
-    }
+    Napi::Object stats = ValuesToJs(env, rec.values);
     Napi::Object obj = Napi::Object::New(env);
     obj.Set("name", rec.name);
     obj.Set("uuid", rec.uuid);

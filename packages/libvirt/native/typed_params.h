@@ -22,6 +22,10 @@ struct StatsRecord {
   std::vector<StatValue> values;
 };
 
+StatValue CopyParam(const virTypedParameter& p);
+// { field: value } of a parameter list (numbers, strings, booleans).
+Napi::Object ValuesToJs(Napi::Env env, const std::vector<StatValue>& values);
+
 // Copies and frees `records` (a NULL-terminated list from libvirt).
 std::vector<StatsRecord> CopyStatsRecords(virDomainStatsRecordPtr* records);
 Napi::Array StatsToJs(Napi::Env env, const std::vector<StatsRecord>& records);

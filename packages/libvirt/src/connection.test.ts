@@ -154,6 +154,24 @@ describe('Connection lifetime', () => {
     }
   });
 
+  it('emits no event after close() resolves, even events already queued', async () => {
+    const conn = await connect('test:///default');
+    const dom = await conn.lookupDomainByName('test');
+    let afterClose = 0;
+    let closed = false;
+    conn.on('domainEvent', () => {
+      if (closed) afterClose++;
+    });
+    await dom.suspend();
+    await dom.resume();
+    await dom.suspend();
+    await dom.resume();
+    await conn.close();
+    closed = true;
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(afterClose).toBe(0);
+  });
+
   it('rejects a bad URI with LibvirtError', async () => {
     const err = await connect('nosuchdriver:///x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LibvirtError);

@@ -27,7 +27,16 @@ export async function connect(uri: string, options: ConnectOptions = {}): Promis
   // The native side needs the callback before the connection exists; events queue until `conn` is set,
   // and none can arrive before the promise settles (they are delivered on this same JS thread).
   const target: { conn?: Connection } = {};
-  const onEvent = (kind: NativeEventKind, payload: NativeEventPayload): void => target.conn?.dispatch(kind, payload);
+  const onEvent = (kind: NativeEventKind, payload: NativeEventPayload): void => {
+    try {
+      target.conn?.dispatch(kind, payload);
+    } catch (err) {
+      // A throwing listener must surface like any listener error, not vanish inside the native callback.
+      process.nextTick(() => {
+        throw err;
+      });
+    }
+  };
   const native = await call(
     addon.connect(uri, options.readOnly ?? false, options.keepAliveInterval ?? 5, options.keepAliveCount ?? 3, onEvent),
   );
@@ -54,6 +63,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   /** @internal called by the native event callback on the JS thread. */
   dispatch(kind: NativeEventKind, p: NativeEventPayload): void {
+    // Events already queued when close() stopped delivery are dropped: none is emitted after close().
+    if (this.closed) return;
     switch (kind) {
       case 'lifecycle': {
         const event = (LIFECYCLE_EVENT_NAMES[p.first] ?? `unknown_${p.first}`) as LifecycleEventName;
@@ -88,6 +99,12 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         });
         break;
       }
+      case 'memoryDeviceSizeChange':
+        this.emit('memoryDeviceSizeChange', { name: p.name, uuid: p.uuid, alias: p.text, sizeKiB: p.number });
+        break;
+      case 'jobCompleted':
+        this.emit('jobCompleted', { name: p.name, uuid: p.uuid, stats: p.params });
+        break;
       case 'close': {
         this.lostReason = (CLOSE_REASON_NAMES[p.first] ?? 'error') as CloseReason;
         // A dead connection must not keep the process alive; close() still frees it.

@@ -111,6 +111,23 @@ describe('against a real libvirtd', () => {
     });
   });
 
+  it('detects a hung daemon by keepalive: close with reason keepalive', async () => {
+    const probe = await connect(daemon.uri, { keepAliveInterval: 1, keepAliveCount: 1 });
+    const pid = await daemon.pid();
+    try {
+      const closed = new Promise<string>((resolve) => probe.once('close', resolve));
+      process.kill(pid, 'SIGSTOP');
+      expect(await closed).toBe('keepalive');
+      expect(probe.lost).toBe('keepalive');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await probe.close();
+    }
+    // The main connection (5 s x 3 keepalive) outlived the pause.
+    expect(await conn.isAlive()).toBe(true);
+    expect(await conn.getHostname()).toBeTruthy();
+  });
+
   it('emits close when the daemon dies, and later calls reject with LibvirtError', async () => {
     const closed = new Promise<string>((resolve) => conn.once('close', resolve));
     process.kill(await daemon.pid(), 'SIGKILL');

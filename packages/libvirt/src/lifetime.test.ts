@@ -17,4 +17,11 @@ describe('process lifetime', () => {
       expect(r.stdout.trim()).toBe(`exit ${mode} 0`);
     });
   }
+
+  it('surfaces an exception thrown by an event listener as an uncaught exception', async () => {
+    const r = await execa('node', ['--import', 'tsx', child, 'throw'], { timeout: 60_000, reject: false });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('listener boom');
+  });
 });

@@ -15,9 +15,19 @@ export interface NativeEventPayload {
   first: number;
   second: number;
   text: string;
+  number: number;
+  params: Record<string, number | string | boolean>;
 }
 
-export type NativeEventKind = 'lifecycle' | 'reboot' | 'deviceAdded' | 'deviceRemoved' | 'agentLifecycle' | 'close';
+export type NativeEventKind =
+  | 'lifecycle'
+  | 'reboot'
+  | 'deviceAdded'
+  | 'deviceRemoved'
+  | 'agentLifecycle'
+  | 'memoryDeviceSizeChange'
+  | 'jobCompleted'
+  | 'close';
 
 export interface NativeStatsRecord {
   name: string;

@@ -56,6 +56,17 @@ export interface AgentLifecycleEvent extends DomainEventBase {
   reasonCode: number;
 }
 
+export interface MemoryDeviceSizeEvent extends DomainEventBase {
+  alias: string;
+  /** The device's new current size. */
+  sizeKiB: number;
+}
+
+export interface JobCompletedEvent extends DomainEventBase {
+  /** libvirt's job statistics (typed parameters by field name). */
+  stats: Record<string, number | string | boolean>;
+}
+
 /** Why the daemon went away: libvirt's virConnectCloseReason in lower case. */
 export type CloseReason = 'error' | 'eof' | 'keepalive' | 'client';
 
@@ -65,6 +76,8 @@ export interface ConnectionEvents {
   deviceAdded: [DeviceEvent];
   deviceRemoved: [DeviceEvent];
   agentLifecycle: [AgentLifecycleEvent];
+  memoryDeviceSizeChange: [MemoryDeviceSizeEvent];
+  jobCompleted: [JobCompletedEvent];
   close: [CloseReason];
 }
 
