@@ -1,11 +1,12 @@
 // applyPlan: one pipeline of named steps (nft transaction, link batch, sysctls), validated before the first
 // change and rolled back step by step when a later one fails. Unchanged parts are skipped, so a second apply
 // changes nothing at all.
-import { ApplyError } from './errors.js';
+import { isIP } from 'node:net';
+import { ApplyError, InvalidRequestError } from './errors.js';
 import { checkNetns, deleteLinks, ipBatch, nftApply, sysctlWrite } from './exec.js';
 import { linkSteps } from './links.js';
 import type { LinkSteps } from './links.js';
-import { NFT_TABLE } from './names.js';
+import { NFT_TABLE, checkIfname } from './names.js';
 import { fingerprint, forwardingSysctl, ownerComment } from './owner.js';
 import { readState } from './state.js';
 import type { NsState } from './state.js';
@@ -136,8 +137,34 @@ async function rollback(done: Step[]): Promise<{ rolledBack: string[]; errors: s
   return { rolledBack, errors };
 }
 
+/** A plan may come from elsewhere (JSON, bytes): everything that ends up on a command line is checked first. */
+function checkPlan(plan: MasqueradePlan): void {
+  if (!plan.bridge || !plan.tap) throw new InvalidRequestError('the plan has no bridge or tap');
+  checkIfname(plan.podInterface, 'pod interface');
+  checkIfname(plan.bridge.name, 'bridge');
+  checkIfname(plan.tap.name, 'tap');
+  if (plan.tap.master !== plan.bridge.name) throw new InvalidRequestError('the tap must be enslaved to the bridge');
+  if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(plan.bridge.mac)) {
+    throw new InvalidRequestError(`bad bridge MAC "${plan.bridge.mac}"`);
+  }
+  for (const cidr of plan.bridge.addresses) {
+    const [address = '', prefix = ''] = cidr.split('/');
+    if (!isIP(address) || !/^\d{1,3}$/.test(prefix)) throw new InvalidRequestError(`bad bridge address "${cidr}"`);
+  }
+  for (const t of plan.nftTables) {
+    if (
+      (t.family !== 'ip' && t.family !== 'ip6') ||
+      t.name !== NFT_TABLE ||
+      !t.text.startsWith(`table ${t.family} ${NFT_TABLE} {\n`)
+    ) {
+      throw new InvalidRequestError(`the plan's nft table "${t.family} ${t.name}" is not ours`);
+    }
+  }
+}
+
 export async function applyPlan(plan: MasqueradePlan, netns: string): Promise<ApplyReport> {
   checkNetns(netns);
+  checkPlan(plan);
   const state = await readState(netns, plan.podInterface, plan.bridge!.name);
   const report: ApplyReport = { noop: true, nftChanged: false, linkCommands: [], createdLinks: [], sysctlsWritten: {} };
   const pipeline = stages(netns, plan, state, report);

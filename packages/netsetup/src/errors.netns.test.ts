@@ -5,7 +5,13 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPlan } from './apply.js';
 import { discoverPodInterface } from './discover.js';
-import { ApplyError, InterfaceNotFoundError, NamespaceNotFoundError, TableConflictError } from './errors.js';
+import {
+  ApplyError,
+  InterfaceNotFoundError,
+  InvalidRequestError,
+  NamespaceNotFoundError,
+  TableConflictError,
+} from './errors.js';
 import { LinkConflictError } from './links.js';
 import { planMasquerade } from './plan.js';
 import { teardown } from './teardown.js';
@@ -74,6 +80,17 @@ describe('validation before any change', () => {
     await expect(applyPlan(plan, ns)).rejects.toBeInstanceOf(LinkConflictError);
     expect(await snapshot()).toEqual(before);
     await sh('ip', '-n', ns, 'link', 'del', 'k6t-eth0');
+  });
+
+  it('a tampered plan is refused before any command', async () => {
+    const before = await snapshot();
+    const bad = [
+      { ...plan, bridge: { ...plan.bridge!, addresses: ['10.0.2.1/24\nlink del eth0'] } },
+      { ...plan, tap: { ...plan.tap!, name: 'tap0 up' } },
+      { ...plan, nftTables: [{ family: 'inet', name: 'filter', text: 'flush ruleset\n' }] },
+    ];
+    for (const p of bad) await expect(applyPlan(p, ns)).rejects.toBeInstanceOf(InvalidRequestError);
+    expect(await snapshot()).toEqual(before);
   });
 });
 
