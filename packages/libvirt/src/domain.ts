@@ -31,7 +31,11 @@ function deviceFlags(flags: number | DeviceFlagsObject | undefined): number {
   );
 }
 
-function shutdownMode(mode: 'acpi' | 'agent' | undefined): number {
+/** 'acpi' | 'agent', or a ShutdownFlags mask for anything else (e.g. ACPI_POWER_BTN | GUEST_AGENT). */
+export type ShutdownMode = 'acpi' | 'agent' | number;
+
+function shutdownMode(mode: ShutdownMode | undefined): number {
+  if (typeof mode === 'number') return mode;
   if (mode === 'acpi') return ShutdownFlags.ACPI_POWER_BTN;
   if (mode === 'agent') return ShutdownFlags.GUEST_AGENT;
   return ShutdownFlags.DEFAULT;
@@ -66,7 +70,7 @@ export class Domain {
   }
 
   /** Asks the guest to power off: `acpi` presses the power button, `agent` asks the guest agent. */
-  shutdown(opts: { mode?: 'acpi' | 'agent' } = {}): Promise<void> {
+  shutdown(opts: { mode?: ShutdownMode } = {}): Promise<void> {
     return call(this.native.shutdown(shutdownMode(opts.mode)));
   }
 
@@ -98,7 +102,7 @@ export class Domain {
   }
 
   /** Asks the guest to reboot (`acpi` or `agent` like shutdown; hypervisor's choice by default). */
-  reboot(opts: { mode?: 'acpi' | 'agent' } = {}): Promise<void> {
+  reboot(opts: { mode?: ShutdownMode } = {}): Promise<void> {
     return call(this.native.reboot(shutdownMode(opts.mode)));
   }
 

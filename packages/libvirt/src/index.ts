@@ -1,6 +1,7 @@
 // The face of @virt-launcher/libvirt: everything other packages may use is exported here.
 export { connect, Connection } from './connection.js';
 export { Domain } from './domain.js';
+export type { ShutdownMode } from './domain.js';
 export { LibvirtError, errorCodeName } from './errors.js';
 export { ErrorCode, ErrorDomain } from './error-codes.js';
 export type { ErrorCodeName, ErrorDomainName } from './error-codes.js';

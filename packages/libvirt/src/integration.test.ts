@@ -103,6 +103,15 @@ describe('against a real libvirtd', () => {
       expect((err as LibvirtError).codeName).toMatch(/AGENT|ARGUMENT_UNSUPPORTED|OPERATION/);
     });
 
+    it('passes the shutdown mode: ACPI is accepted, agent is refused without an agent channel', async () => {
+      // SeaBIOS ignores the power button, so the guest keeps running and later tests still see it live.
+      await dom.shutdown({ mode: 'acpi' });
+      const err = await dom.shutdown({ mode: 'agent' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LibvirtError);
+      expect((err as LibvirtError).message).toMatch(/agent/i);
+      expect((await dom.getState()).state).toBe('running');
+    });
+
     it('emits Stopped/destroyed on destroy', async () => {
       const stopped = nextEvent(conn, name, 'stopped');
       await dom.destroy();
