@@ -152,11 +152,10 @@ function checkPlan(plan: MasqueradePlan): void {
     if (!isIP(address) || !/^\d{1,3}$/.test(prefix)) throw new InvalidRequestError(`bad bridge address "${cidr}"`);
   }
   for (const t of plan.nftTables) {
-    if (
-      (t.family !== 'ip' && t.family !== 'ip6') ||
-      t.name !== NFT_TABLE ||
-      !t.text.startsWith(`table ${t.family} ${NFT_TABLE} {\n`)
-    ) {
+    // One block of our table and nothing else at top level (no flush, no other table).
+    const topLevel = t.text.split('\n').filter((l) => l !== '' && !l.startsWith('\t'));
+    const ours = (t.family === 'ip' || t.family === 'ip6') && t.name === NFT_TABLE;
+    if (!ours || topLevel.length !== 2 || topLevel[0] !== `table ${t.family} ${NFT_TABLE} {` || topLevel[1] !== '}') {
       throw new InvalidRequestError(`the plan's nft table "${t.family} ${t.name}" is not ours`);
     }
   }

@@ -88,6 +88,7 @@ describe('validation before any change', () => {
       { ...plan, bridge: { ...plan.bridge!, addresses: ['10.0.2.1/24\nlink del eth0'] } },
       { ...plan, tap: { ...plan.tap!, name: 'tap0 up' } },
       { ...plan, nftTables: [{ family: 'inet', name: 'filter', text: 'flush ruleset\n' }] },
+      { ...plan, nftTables: [{ ...plan.nftTables[0]!, text: `${plan.nftTables[0]!.text}flush ruleset\n` }] },
     ];
     for (const p of bad) await expect(applyPlan(p, ns)).rejects.toBeInstanceOf(InvalidRequestError);
     expect(await snapshot()).toEqual(before);
