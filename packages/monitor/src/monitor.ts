@@ -3,11 +3,9 @@
 // stop surviving QEMU -> stop istio-proxy -> remove container-disk sockets -> exit code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CommandStartError } from './errors.js';
-import { removeContainerDiskSockets, dumpLogs } from './cleanup.js';
-import { terminateIstioProxy, type IstioOptions } from './istio.js';
+import type { IstioOptions } from './istio.js';
 import { createLogger, type Logger } from './log.js';
 import { loadAddon } from './native.js';
-import { stopQemuSurvivors } from './qemu.js';
 import { OrphanReaper } from './reaper.js';
 import { DEFAULT_CONTAINER_DISK_DIR, DEFAULT_QEMU_STOP_TIMEOUT_SECONDS } from './args.js';
 
@@ -91,7 +89,10 @@ async function runCommand(
   }
 }
 
-function logDumps(options: MonitorOptions, log: Logger): void {
+// The shutdown steps (cleanup, qemu, istio) are imported when the launcher has exited: the
+// monitor spends the VM's whole life waiting, and code it does not load costs no memory.
+async function logDumps(options: MonitorOptions, log: Logger): Promise<void> {
+  const { dumpLogs } = await import('./cleanup.js');
   dumpLogs({
     passtLog: options.passtLog,
     qemuLogDir: options.qemuLogDir,
@@ -102,6 +103,7 @@ function logDumps(options: MonitorOptions, log: Logger): void {
 }
 
 async function stopQemu(options: MonitorOptions, log: Logger, reaper: OrphanReaper): Promise<number | undefined> {
+  const { stopQemuSurvivors } = await import('./qemu.js');
   const outcome = await stopQemuSurvivors({
     timeoutSeconds: options.qemuStopTimeoutSeconds ?? DEFAULT_QEMU_STOP_TIMEOUT_SECONDS,
     beforePoll: () => reaper.scan(),
@@ -116,7 +118,8 @@ async function stopQemu(options: MonitorOptions, log: Logger, reaper: OrphanReap
   return outcome === 'killed' ? 1 : undefined;
 }
 
-function removeSockets(dir: string, log: Logger): void {
+async function removeSockets(dir: string, log: Logger): Promise<void> {
+  const { removeContainerDiskSockets } = await import('./cleanup.js');
   try {
     for (const path of removeContainerDiskSockets(dir)) log.info('monitor.ts:removeSockets', `removed ${path}`, 3);
   } catch (error) {
@@ -126,6 +129,7 @@ function removeSockets(dir: string, log: Logger): void {
 
 async function stopIstio(options: MonitorOptions, log: Logger): Promise<void> {
   if (options.istio === false) return;
+  const { terminateIstioProxy } = await import('./istio.js');
   await terminateIstioProxy({
     ...options.istio,
     log: (level, msg) => (level === 'error' ? log.error('istio.ts', msg) : log.info('istio.ts', msg)),
@@ -155,7 +159,7 @@ export async function runMonitor(options: MonitorOptions): Promise<number> {
   let failed = false;
   try {
     exitCode = await runCommand(options, log, reaper, cleanups);
-    logDumps(options, log);
+    await logDumps(options, log);
     exitCode = (await stopQemu(options, log, reaper)) ?? exitCode;
   } catch (error) {
     failed = true;
@@ -164,7 +168,7 @@ export async function runMonitor(options: MonitorOptions): Promise<number> {
     log.error('monitor.ts:runMonitor', msg, error);
   }
   await stopIstio(options, log);
-  removeSockets(options.containerDiskDir ?? DEFAULT_CONTAINER_DISK_DIR, log);
+  await removeSockets(options.containerDiskDir ?? DEFAULT_CONTAINER_DISK_DIR, log);
   if (options.keepAfterFailure && (exitCode !== 0 || failed)) {
     log.info(
       'monitor.ts:runMonitor',
