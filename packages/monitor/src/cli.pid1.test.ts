@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from
 import { writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import {
   canUnsharePid,
+  childrenOf,
   makeSandbox,
   parseOrphanReport,
   runCli,
@@ -14,6 +15,8 @@ import {
 } from './cli.testkit.js';
 
 const unshareWorks = canUnsharePid();
+// Every run must end on its own well within this (the QEMU grace period is 10 s).
+const GUARD_MS = 12_000;
 let istio: Awaited<ReturnType<typeof startNoIstio>>;
 let box: Sandbox;
 
@@ -33,7 +36,12 @@ afterEach(() => {
 describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
   it('reaps six orphaned grandchildren: none is left a zombie, each exit status is logged', async () => {
     writeFileSync(box.path('orphans.sh'), ORPHANS_SCRIPT);
-    const run = runCli({ pid1: true, command: ['sh', box.path('orphans.sh'), box.path('report')], env: istio.env });
+    const run = runCli({
+      pid1: true,
+      command: ['sh', box.path('orphans.sh'), box.path('report')],
+      env: istio.env,
+      guardMs: GUARD_MS,
+    });
     const result = await run.done;
     expect(result.timedOut).toBe(false);
     expect(result.code).toBe(0);
@@ -55,20 +63,30 @@ describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
   });
 
   it('passes exit code 7 of the command through', async () => {
-    const result = await runCli({ pid1: true, command: ['sh', '-c', 'exit 7'], env: istio.env }).done;
+    const result = await runCli({ pid1: true, command: ['sh', '-c', 'exit 7'], env: istio.env, guardMs: GUARD_MS })
+      .done;
+    expect(result.timedOut).toBe(false);
     expect(result.code).toBe(7);
     expect(result.logs.map((l) => l.msg)).toContain('dirty virt-launcher shutdown: exit-code 7');
   });
 
-  it('exits 255 when the command is killed by SIGKILL', async () => {
-    const result = await runCli({ pid1: true, command: ['sh', '-c', 'kill -9 $$'], env: istio.env }).done;
+  it('exits 255 when the command is killed by SIGKILL from outside', async () => {
+    const script = `touch ${box.path('ready')}; while :; do sleep 0.1; done`;
+    const run = runCli({ pid1: true, command: ['sh', '-c', script], env: istio.env, guardMs: GUARD_MS });
+    const monitor = await run.monitorPid();
+    await waitFor(() => (box.exists('ready') ? true : undefined), 'the command to be ready');
+    const command = childrenOf(monitor)[0];
+    expect(command).toBeDefined();
+    process.kill(command as number, 'SIGKILL');
+    const result = await run.done;
     expect(result.timedOut).toBe(false);
     expect(result.code).toBe(255);
+    expect(result.logs.map((l) => l.msg)).toContain('dirty virt-launcher shutdown: exit-code -1 (killed by SIGKILL)');
   });
 
   it('forwards SIGTERM sent to the monitor to the command, whose trap runs', async () => {
     const script = `trap 'echo TERM > ${box.path('marker')}; exit 0' TERM; touch ${box.path('ready')}; while :; do sleep 0.1; done`;
-    const run = runCli({ pid1: true, command: ['sh', '-c', script], env: istio.env });
+    const run = runCli({ pid1: true, command: ['sh', '-c', script], env: istio.env, guardMs: GUARD_MS });
     const monitor = await run.monitorPid();
     await waitFor(() => (box.exists('ready') ? true : undefined), 'the command to be ready');
     process.kill(monitor, 'SIGTERM');
@@ -85,7 +103,7 @@ describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
     // The command starts the fake QEMU in the background and exits once it is running, leaving it
     // to PID 1 exactly as a daemonized QEMU is left when virt-launcher exits.
     const command = `${qemu} -c "${qemuScript}" & while [ ! -s ${box.path('qemu.pid')} ]; do sleep 0.05; done; echo "$(cat /proc/$!/comm)" > ${box.path('comm')}`;
-    const run = runCli({ pid1: true, command: ['sh', '-c', command], env: istio.env, guardMs: 12_000 });
+    const run = runCli({ pid1: true, command: ['sh', '-c', command], env: istio.env, guardMs: GUARD_MS });
     const result = await run.done;
     // "Ends within 12 s": the guard would have killed it otherwise.
     expect(result.timedOut).toBe(false);
@@ -110,6 +128,7 @@ describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
       monitorArgs: ['--qemu-stop-timeout-seconds', '1'],
       command: ['sh', '-c', command],
       env: istio.env,
+      guardMs: GUARD_MS,
     }).done;
     expect(result.timedOut).toBe(false);
     expect(result.code).toBe(1);
@@ -125,6 +144,7 @@ describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
       monitorArgs: ['--container-disk-dir', dir],
       command: ['true'],
       env: istio.env,
+      guardMs: GUARD_MS,
     }).done;
     expect(result.code).toBe(0);
     expect(readdirSync(dir)).toEqual(['disk_0.img']);
