@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run image: builds the launcher image as an OCI archive without a Docker daemon.
-#   1. a Debian 12 root file system with the libvirt daemons and QEMU (mmdebstrap, cached in .cache/image);
+#   1. a Debian 12 root file system with the libvirt daemons and QEMU (mmdebstrap, cached in $VLT_CACHE);
 #   2. the built packages and their production dependencies (npm pack + npm install --omit=dev);
 #   3. buildah bud with vfs storage and chroot isolation, pushed to an OCI archive.
 # Output: .cache/image/virt-launcher-ts.oci.tar (path printed on stdout). Progress on stderr.
@@ -17,17 +17,23 @@ done
 ctx=$(mktemp -d "$out/context.XXXXXX")
 trap 'rm -rf "$ctx"' EXIT
 
-# 1. Base root: reused while this script is unchanged (its package list lives here).
-base="$out/rootfs.tar"
-if [[ ! -s $base || $0 -nt $base ]]; then
+# 1. Base root, keyed by a hash of its recipe and kept outside the clone (VLT_CACHE), so a fresh clone on the same
+# machine does not download and unpack Debian again.
+debs=libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,qemu-system-x86,qemu-utils,genisoimage,busybox,procps,iproute2,ca-certificates
+mm_args=(
+  --variant=apt --quiet --include="$debs"
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*'
+  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias'
+  --customize-hook='chroot "$1" sh -c "getent passwd qemu >/dev/null || useradd --system --uid 107 --user-group --home-dir /var/lib/libvirt --shell /usr/sbin/nologin qemu"'
+  --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*'
+)
+cache=${VLT_CACHE:-/var/cache/virt-launcher-ts}
+mkdir -p "$cache"
+recipe=$(printf '%s\n' bookworm "${mm_args[@]}" | sha256sum | cut -c1-12)
+base="$cache/image-rootfs-$recipe.tar"
+if [[ ! -s $base ]]; then
   log "building the Debian base root with mmdebstrap (downloads Debian packages; a few minutes)"
-  mmdebstrap --variant=apt --quiet \
-    --include=libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,qemu-system-x86,qemu-utils,genisoimage,busybox,procps,iproute2,ca-certificates \
-    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-    --customize-hook='chroot "$1" sh -c "getent passwd qemu >/dev/null || useradd --system --uid 107 --user-group --home-dir /var/lib/libvirt --shell /usr/sbin/nologin qemu"' \
-    --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
-    bookworm "$base.tmp"
+  mmdebstrap --format=tar "${mm_args[@]}" bookworm "$base.tmp"
   mv "$base.tmp" "$base"
 else
   log "reusing $base"

@@ -35,4 +35,5 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+// Exit explicitly: a pending timer of the lease wait must not hold the process open once the pod is gone.
+process.exit(await main());
