@@ -7,7 +7,7 @@ import { checkNetns, deleteLinks, ipBatch, nftApply, sysctlWrite } from './exec.
 import { linkSteps } from './links.js';
 import type { LinkSteps } from './links.js';
 import { NFT_TABLE, checkIfname } from './names.js';
-import { fingerprint, forwardingSysctl, ownerComment } from './owner.js';
+import { fingerprint, forwardingSysctl, ownerComment, tableShape } from './owner.js';
 import { readState } from './state.js';
 import type { NsState } from './state.js';
 import type { MasqueradePlan, NftTablePlan } from './gen/virtlauncher/netsetup/v1/netsetup.js';
@@ -56,7 +56,7 @@ function nftChange(plan: MasqueradePlan, state: NsState): NftChange {
       prior: existing?.record.prior ?? state.sysctls.get(forwardingSysctl(table.family)) ?? '',
       fingerprint: fingerprint(table.text),
     });
-    if (existing?.listed.comment === comment) continue;
+    if (existing?.listed.comment === comment && tableShape(existing.listed.text) === tableShape(table.text)) continue;
     change.script += replaceTable(table.family, withComment(table, comment));
     change.undo += existing
       ? replaceTable(table.family, existing.listed.text)

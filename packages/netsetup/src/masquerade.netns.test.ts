@@ -124,6 +124,41 @@ describe('masquerade in a pod namespace', () => {
     expect(await t.connect(t.node, POD_IP, 81)).toBeNull();
   });
 
+  it('a rule removed by hand is put back by the next apply', async () => {
+    const listing = await sh(
+      'ip',
+      'netns',
+      'exec',
+      t.pod,
+      'nft',
+      '-a',
+      'list',
+      'chain',
+      'ip',
+      'nat',
+      'KUBEVIRT_PREINBOUND',
+    );
+    const handle = /dnat to 10\.0\.2\.2 # handle (\d+)/.exec(listing)![1]!;
+    await sh(
+      'ip',
+      'netns',
+      'exec',
+      t.pod,
+      'nft',
+      'delete',
+      'rule',
+      'ip',
+      'nat',
+      'KUBEVIRT_PREINBOUND',
+      'handle',
+      handle,
+    );
+    expect(await t.connect(t.node, POD_IP, 80)).toBeNull();
+    const report = await applyPlan(plan, t.pod);
+    expect(report).toMatchObject({ nftChanged: true, linkCommands: [] });
+    expect(await t.connect(t.node, POD_IP, 80, 5)).toBe(`guest port=80 peer=${NODE_IP}`);
+  });
+
   it('teardown leaves eth0 as it was and removes only what apply made', async () => {
     const report = await teardown('eth0', t.pod);
     expect(report.linksDeleted).toEqual(['tap0', 'k6t-eth0']);

@@ -59,3 +59,20 @@ export function listTables(ruleset: string): ListedTable[] {
 export function forwardingSysctl(family: NftFamily | string): string {
   return family === 'ip6' ? 'net/ipv6/conf/all/forwarding' : 'net/ipv4/ip_forward';
 }
+
+/**
+ * Chains and rule count per chain of a table block, in our text or as nft lists it. The comment's fingerprint
+ * says what we wrote; this says whether it is all still there (a rule deleted or added by hand shows here).
+ */
+export function tableShape(text: string): string {
+  const shape: string[] = [];
+  for (const line of text.split('\n')) {
+    const chain = /^\tchain (\S+) \{$/.exec(line);
+    if (chain) shape.push(`${chain[1]}:0`);
+    else if (line.startsWith('\t\t') && !/^\t\ttype \S+ hook /.test(line) && shape.length > 0) {
+      const [name, count] = shape.pop()!.split(':');
+      shape.push(`${name}:${Number(count) + 1}`);
+    }
+  }
+  return shape.sort().join(' ');
+}

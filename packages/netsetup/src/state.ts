@@ -56,5 +56,7 @@ export async function readState(
     }
     own.push({ family: listed.family, listed, record });
   }
+  // Listing order follows creation order; a stable one keeps reports comparable.
+  own.sort((a, b) => a.family.localeCompare(b.family));
   return { links, own, sysctls };
 }
