@@ -106,6 +106,22 @@ describe('rollback', () => {
     expect((err as ApplyError).rolledBack).toEqual(['links', 'nftables']);
     expect(await snapshot()).toEqual(before);
   });
+
+  it('a failed re-apply puts our previous table back', async () => {
+    await applyPlan(plan, ns);
+    const rulesetBefore = await sh('ip', 'netns', 'exec', ns, 'nft', 'list', 'ruleset');
+    const other = planMasquerade(
+      MasqueradeRequest.fromPartial({
+        pod: await discoverPodInterface(ns, 'eth0', { resolvConfPath: '/dev/null' }),
+        ports: [{ protocol: 'udp', port: 53, portEnd: 0 }],
+      }),
+    );
+    const bad = { ...other, tap: { ...other.tap!, mtu: 65535 } };
+    const err = await applyPlan(bad, ns).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplyError);
+    expect(await sh('ip', 'netns', 'exec', ns, 'nft', 'list', 'ruleset')).toBe(rulesetBefore);
+    await teardown('eth0', ns);
+  });
 });
 
 describe('virt-netsetup CLI', () => {
