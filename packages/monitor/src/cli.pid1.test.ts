@@ -1,6 +1,7 @@
 // The built CLI as PID 1 of a fresh pid namespace (unshare --pid --fork --mount-proc), the way it
 // runs in the compute container.
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import {
   canUnsharePid,
@@ -17,6 +18,7 @@ import {
 const unshareWorks = canUnsharePid();
 // Every run must end on its own well within this (the QEMU grace period is 10 s).
 const GUARD_MS = 12_000;
+const hasRealQemu = spawnSync('qemu-system-x86_64', ['--version']).status === 0;
 let istio: Awaited<ReturnType<typeof startNoIstio>>;
 let box: Sandbox;
 
@@ -117,6 +119,20 @@ describe.skipIf(!unshareWorks)('virt-launcher-monitor as PID 1', () => {
       `Reaped pid ${qemuPid} with status 0 (exit code 0)`,
     ]);
     expect(msgs.at(-1)).toBe('virt-launcher-monitor: Exiting...');
+  });
+
+  it.skipIf(!hasRealQemu)('stops a real daemonized QEMU (re-parented to PID 1) with SIGTERM', async () => {
+    // -daemonize double-forks exactly like libvirt's QEMU: the guest process ends up on PID 1.
+    const command = `qemu-system-x86_64 -machine none -display none -nodefaults -daemonize -pidfile ${box.path('pidfile')} && cp ${box.path('pidfile')} ${box.path('qemu.pid')}`;
+    const result = await runCli({ pid1: true, command: ['sh', '-c', command], env: istio.env, guardMs: GUARD_MS }).done;
+    expect(result.timedOut).toBe(false);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const qemuPid = Number(box.read('qemu.pid'));
+    const msgs = result.logs.map((l) => l.msg);
+    expect(msgs).toContain(`Killing QEMU gracefully. pids ${qemuPid}`);
+    // QEMU removes its pid file on a clean SIGTERM shutdown.
+    expect(box.exists('pidfile')).toBe(false);
+    expect(msgs).toContain(`Reaped pid ${qemuPid} with status 0 (exit code 0)`);
   });
 
   it('SIGKILLs a QEMU that ignores SIGTERM after the grace period and exits 1', async () => {
