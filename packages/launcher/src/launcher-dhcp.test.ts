@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
-import { killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 
 const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
@@ -83,6 +83,7 @@ describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
 
   afterAll(async () => {
     if (launcher) await killTree(launcher);
+    if (root) await killGuests(root);
     notify.close();
     execFileSync('ip', ['netns', 'del', ns]);
     if (root) await rm(root, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
-import { killTree, signalLauncherNode, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { killGuests, killTree, signalLauncherNode, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 
 const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
@@ -29,9 +29,17 @@ function guestVmi(uid: string): Buffer {
               container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
             },
           },
-          devices: { disks: [{ name: 'containerdisk', disk: { bus: 'virtio' } }] },
+          devices: {
+            disks: [
+              { name: 'containerdisk', disk: { bus: 'virtio' } },
+              { name: 'cloudinit', disk: { bus: 'virtio' } },
+            ],
+          },
         },
-        volumes: [{ name: 'containerdisk', containerDisk: { image: 'demo' } }],
+        volumes: [
+          { name: 'containerdisk', containerDisk: { image: 'demo' } },
+          { name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho vlt-user-data-ran\n' } },
+        ],
         terminationGracePeriodSeconds: 10,
       },
     }),
@@ -79,6 +87,7 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
 
   afterEach(async () => {
     if (launcher) await killTree(launcher);
+    if (root) await killGuests(root);
     notify?.close();
     if (root) await rm(root, { recursive: true, force: true });
   }, 30_000);
@@ -115,6 +124,8 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
     await notify?.waitFor((e) => e.eventType === 'ADDED' && e.domain.Status.Status === 'Running');
     const console = await readConsole(join(root, 'run/kubevirt-private/u-boot/virt-serial0'), /VLT-GUEST: ready/);
     expect(console).toContain('VLT-GUEST: containerdisk vlt-demo-containerdisk-1');
+    expect(console).toMatch(/VLT-GUEST: cloud-init instance-id=guest\.default/);
+    expect(console).toContain('VLT-GUEST: cloud-init user-data exit=0');
 
     const layer = join(root, 'run/kubevirt-ephemeral-disks/disk-data/containerdisk/disk.qcow2');
     const before = await stat(layer);

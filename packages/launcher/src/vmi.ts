@@ -53,6 +53,15 @@ function checkName(kind: string, value: unknown, pattern: RegExp, max: number): 
   return value;
 }
 
+/** The UID names a directory (kubevirt-private/<uid>): only UUID characters are allowed. */
+function checkUid(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value !== 'string' || !/^[A-Za-z0-9-]{0,128}$/.test(value)) {
+    throw new InvalidRequestError(`invalid metadata.uid ${JSON.stringify(value)}`, 'metadata.uid');
+  }
+  return value;
+}
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj) : []);
@@ -84,7 +93,7 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
   return {
     name,
     namespace,
-    uid: typeof meta.uid === 'string' ? meta.uid : '',
+    uid: checkUid(meta.uid),
     domainName: `${namespace}_${name}`,
     annotations: obj(meta.annotations) as Record<string, string>,
     volumes,

@@ -76,9 +76,18 @@ interface LibvirtFace {
   connect(uri: string): Promise<Connection>;
 }
 
+let loading: Promise<LibvirtFace> | undefined;
+
+/** Starts loading the binding (native addon included) so it overlaps with the daemons' start-up. */
+export function preloadLibvirt(): Promise<LibvirtFace> {
+  loading ??= import(/* resolved at run time */ faceName('@virt-launcher/libvirt')) as Promise<LibvirtFace>;
+  loading.catch(() => (loading = undefined)); // a failed load is retried on the next call
+  return loading;
+}
+
 /** Thin wrapper: the connection with state/version normalised whatever the binding's spelling. */
 export async function connectLibvirt(uri: string): Promise<Connection> {
-  const face = (await import(/* resolved at run time */ faceName('@virt-launcher/libvirt'))) as unknown as LibvirtFace;
+  const face = await preloadLibvirt();
   if (typeof face.connect !== 'function') {
     throw new Error('@virt-launcher/libvirt has no connect() yet (its face has not landed)');
   }

@@ -22,6 +22,7 @@ async function findBinary(name: string): Promise<string | undefined> {
 
 export interface LibvirtDaemons {
   uri: string;
+  socketPath: string;
   daemon: SupervisedDaemon;
   virtlogd: SupervisedDaemon | undefined;
   describe(): string;
@@ -52,6 +53,7 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   daemon.start();
   return {
     uri: `qemu+unix:///system?socket=${join(paths.libvirtRunDir, socketName)}`,
+    socketPath: join(paths.libvirtRunDir, socketName),
     daemon,
     virtlogd,
     describe: () => daemon.describe() + (virtlogd?.describe() ?? ''),

@@ -7,6 +7,7 @@ import { log } from '../log.js';
 import { CmdServer } from '../cmd-server/server.js';
 import { selfPing } from '../cmd-server/self-ping.js';
 import { domainHandlers } from '../cmd-server/handlers.js';
+import { preloadLibvirt } from '../adapters/libvirt.js';
 import { startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { DomainManager } from '../domain/manager.js';
@@ -77,6 +78,7 @@ async function superviseDomain(r: Running, domainName: string, localDaemons: boo
 export async function runLauncher(flags: LauncherFlags): Promise<void> {
   const paths = resolvePaths(flags);
   const stop = trapSignals();
+  void preloadLibvirt().catch(() => undefined); // overlaps the addon load with the daemons' start
   await timed('directories', () => initializeDirs(paths, flags.uid));
   if (flags.simulateCrash) throw new LauncherPanic('Simulated virt-launcher crash');
 
@@ -90,27 +92,30 @@ export async function runLauncher(flags: LauncherFlags): Promise<void> {
   const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
   session = new LibvirtSession(flags.libvirtUri || (daemons?.uri ?? ''), {
     totalMs: daemons ? 30_000 : 15_000,
+    retryMs: daemons ? 100 : 500,
+    socketPath: daemons?.socketPath,
     describeFailure: () => daemons?.describe() ?? '',
     onReconnect: (conn) => events.attach(conn),
   });
   const dhcp = new DhcpServers(paths);
-  let server: CmdServer | undefined;
+  const manager = new DomainManager(domainName, {
+    conn: () => session.conn,
+    flags,
+    paths,
+    metadata,
+    prepareNetwork: (vmi) => dhcp.start(vmi),
+  });
+  const server = new CmdServer(domainHandlers(manager));
   try {
-    await timed('connect', () => session.connect());
-    events.attach(session.conn);
-    const manager = new DomainManager(domainName, {
-      conn: () => session.conn,
-      flags,
-      paths,
-      metadata,
-      prepareNetwork: (vmi) => dhcp.start(vmi),
-    });
-    server = new CmdServer(domainHandlers(manager));
-    await timed('cmd server', async () => {
-      await server?.listen(paths.initSocket);
+    // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
+    // until the connection is up, so the handler cannot find (or call) it before then.
+    const serving = timed('cmd server', async () => {
+      await server.listen(paths.initSocket);
       await selfPing(paths.initSocket);
-      await server?.markReady(paths.readySocket);
     });
+    await Promise.all([timed('connect', () => session.connect()), serving]);
+    events.attach(session.conn);
+    await server.markReady(paths.readySocket);
 
     const found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
     if (found) {
@@ -119,7 +124,7 @@ export async function runLauncher(flags: LauncherFlags): Promise<void> {
       await superviseDomain(r, found, daemons !== undefined);
     }
   } finally {
-    await server?.stop();
+    await server.stop();
     await dhcp.stop();
     notifier.close();
     await session.close();

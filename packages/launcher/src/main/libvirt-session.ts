@@ -1,6 +1,7 @@
 // The libvirt connection, kept alive: connect with retry (every 500 ms for 15 s, launcher.md §3 step 11),
 // and when the daemon goes away (close event or a failed liveness check) reconnect and re-register the
 // event callbacks. Errors carry the daemon's own stderr through `describeFailure`.
+import { existsSync } from 'node:fs';
 import type { Connection } from '../adapters/libvirt.js';
 import { connectLibvirt } from '../adapters/libvirt.js';
 import { LauncherPanic, errorMessage } from '../errors.js';
@@ -8,6 +9,8 @@ import { log } from '../log.js';
 
 export interface SessionOptions {
   retryMs?: number;
+  /** A daemon socket to wait for (polled every 10 ms) before the first attempt: no blind retry delay. */
+  socketPath?: string;
   totalMs?: number;
   /** Extra context for errors, e.g. the daemon's stderr tail. */
   describeFailure?: () => string;
@@ -33,6 +36,10 @@ export class LibvirtSession {
   async connect(): Promise<Connection> {
     const retryMs = this.options.retryMs ?? 500;
     const deadline = Date.now() + (this.options.totalMs ?? 15_000);
+    const socket = this.options.socketPath;
+    while (socket && !existsSync(socket) && Date.now() < deadline && !this.stopped) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     for (;;) {
       try {
         const conn = await connectLibvirt(this.uri);

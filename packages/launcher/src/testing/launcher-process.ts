@@ -205,3 +205,20 @@ export async function killTree(proc: LauncherProcess): Promise<void> {
     // already gone
   }
 }
+
+/** QEMU is daemonised by libvirtd (not our descendant): kill it by the PID files under the private root. */
+export async function killGuests(root: string): Promise<void> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const dir = join(root, 'run/libvirt/qemu');
+  for (const f of await readdir(dir).catch(() => [] as string[])) {
+    if (!f.endsWith('.pid')) continue;
+    const pid = Number((await readFile(join(dir, f), 'utf8').catch(() => '')).trim());
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}

@@ -1,5 +1,7 @@
 // Step 3 of SyncVMI: find the domain by name, or (first sync) run the preStartHook and define it
 // (launcher.md §6.1 step 4). The metadata cache learns the VMI UID and grace period here.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Domain } from '../../adapters/libvirt.js';
 import { isNoDomain } from '../../errors.js';
 import { log } from '../../log.js';
@@ -19,6 +21,8 @@ export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: stri
     }
   }
   vlog.info('Executing PreStartHook on VMI pod environment');
+  // QEMU binds the serial and VNC sockets here; the launcher made it for --uid, the VMI may name another.
+  if (vmi.uid) await mkdir(join(env.paths.privateDir, vmi.uid), { recursive: true, mode: 0o755 });
   await step('prepare network', vmi, () => env.prepareNetwork(vmi));
   await step('prepare storage', vmi, () => prepareStorage(env, vmi));
   let dom: Domain;

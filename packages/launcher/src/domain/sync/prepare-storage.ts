@@ -3,6 +3,7 @@
 // domain is first defined, so a re-sync never touches a write layer that holds the guest's writes.
 import { join } from 'node:path';
 import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
+import { log } from '../../log.js';
 import type { VmiView, VolumeView } from '../../vmi.js';
 import type { SyncEnv } from './env.js';
 
@@ -36,6 +37,7 @@ async function prepareVolume(env: SyncEnv, eph: Eph, vmi: VmiView, v: VolumeView
   } else if (v.hostDisk && v.hostDisk.type === 'DiskOrCreate' && v.hostDisk.path) {
     await eph.createHostDisk({ path: underRoot(env, v.hostDisk.path), capacity: v.hostDisk.capacity ?? '0' });
   } else if (v.cloudInitNoCloud || v.cloudInitConfigDrive) {
+    log.info('Starting PreCloudInitIso hook');
     const source = (v.cloudInitNoCloud ?? v.cloudInitConfigDrive) as Record<string, unknown>;
     const secretDir = (ref: unknown, suffix: string) =>
       ref ? join(env.paths.privateDir, 'secret', `${v.name}${suffix}`) : '';

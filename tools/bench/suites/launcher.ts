@@ -1,0 +1,297 @@
+// Benchmark of @virt-launcher/launcher, every number measured in the same run on this machine (TCG, no KVM):
+//  1. SyncVirtualMachine (first sync: context, convert, define, start) against raw `virsh define` + `virsh start`
+//     of the same XML on the same libvirtd (goal <= 1.15).
+//  2. launcher exec -> launcher-sock against libvirtd exec -> libvirt-sock alone, both in a private root with a
+//     warm QEMU capability cache (goal <= 1.3).
+//  3. Summed RSS of monitor + launcher + libvirtd + virtlogd with a running guest, against KubeVirt's 123.6 MiB
+//     (goal <= 100 MiB).
+// Progress on stderr; the last stdout line is the result JSON (CONTRIBUTING.md, "Benchmarks").
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectLauncher } from '@virt-launcher/launcher';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const SANDBOX = join(repo, 'tools/sandbox/private-root.sh');
+const LAUNCHER = join(repo, 'packages/launcher/dist/cli.js');
+const MONITOR = join(repo, 'packages/monitor/dist/cli.js');
+const GUEST = join(repo, '.cache/demo-guest');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const say = (s: string) => process.stderr.write(`launcher bench: ${s}\n`);
+
+interface Result {
+  name: string;
+  ours: number;
+  peer: number;
+  unit: string;
+  ratio: number;
+  goal: string;
+  peerName: string;
+  note?: string;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} did not appear; last process said:\n${lastLog()}`);
+    await sleep(5);
+  }
+}
+
+async function descendants(pid: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const e of await readdir('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    const s = await readFile(`/proc/${e}/stat`, 'utf8').catch(() => '');
+    parents.set(Number(e), Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [c, pp] of parents) {
+      if (pp !== p) continue;
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+async function killAll(child: ChildProcess, root: string): Promise<void> {
+  const pid = child.pid ?? 0;
+  for (const p of [...(await descendants(pid)).reverse(), pid]) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  const qdir = join(root, 'run/libvirt/qemu');
+  for (const f of await readdir(qdir).catch(() => [] as string[])) {
+    const q = Number((await readFile(join(qdir, f), 'utf8').catch(() => '')).trim());
+    if (f.endsWith('.pid') && q > 0) {
+      try {
+        process.kill(q, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  await sleep(200);
+}
+
+function inRoot(root: string, cmd: string[]): ChildProcess {
+  const child = spawn(SANDBOX, ['exec', root, '--', ...cmd], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const lines: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => lines.push(d.toString()));
+  lastLog = () => lines.join('').split('\n').slice(-15).join('\n');
+  return child;
+}
+let lastLog = () => '';
+
+const launcherArgs = (name: string) => [
+  process.execPath,
+  LAUNCHER,
+  '--run-root',
+  '/',
+  '--name',
+  name,
+  '--namespace',
+  'default',
+  '--allow-emulation',
+  '--qemu-timeout',
+  '600s',
+];
+
+function vmi(name: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name, namespace: 'default', uid: `uid-${name}` },
+      spec: {
+        domain: {
+          resources: { requests: { memory: '128Mi' } },
+          firmware: {
+            kernelBoot: {
+              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
+              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
+            },
+          },
+          devices: {},
+        },
+        terminationGracePeriodSeconds: 5,
+      },
+    }),
+  );
+}
+
+async function stage(root: string): Promise<void> {
+  const dir = join(root, 'run/kubevirt/container-disks/kernel-boot');
+  await mkdir(dir, { recursive: true });
+  await copyFile(join(GUEST, 'vmlinuz'), join(dir, 'vmlinuz'));
+  await copyFile(join(GUEST, 'initramfs.gz'), join(dir, 'initramfs.gz'));
+}
+
+/** 2. Exec to ready socket: the launcher against libvirtd alone, alternating, warm capability cache. */
+async function startupBench(root: string): Promise<Result> {
+  const ours: number[] = [];
+  const peer: number[] = [];
+  for (let i = 0; i <= ROUNDS; i++) {
+    await rm(join(root, 'run/libvirt/libvirt-sock'), { force: true });
+    let t = performance.now();
+    const d = inRoot(root, ['/usr/sbin/libvirtd', '-f', '/etc/libvirt/libvirtd.conf']);
+    await waitForFile(join(root, 'run/libvirt/libvirt-sock'));
+    const peerMs = performance.now() - t;
+    await killAll(d, root);
+    await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
+    t = performance.now();
+    const l = inRoot(root, launcherArgs('startup'));
+    await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+    const oursMs = performance.now() - t;
+    await killAll(l, root);
+    if (i === 0) continue; // the first round fills QEMU's capability cache for both
+    ours.push(oursMs);
+    peer.push(peerMs);
+    say(`startup round ${i}: launcher ${oursMs.toFixed(0)} ms, libvirtd ${peerMs.toFixed(0)} ms`);
+  }
+  const o = median(ours);
+  const p = median(peer);
+  return {
+    name: 'exec -> ready socket',
+    ours: +o.toFixed(1),
+    peer: +p.toFixed(1),
+    unit: 'ms',
+    ratio: +(o / p).toFixed(3),
+    goal: '<= 1.3',
+    peerName: 'libvirtd exec -> libvirt-sock',
+    note: `median of ${ROUNDS}, private root, warm QEMU capability cache`,
+  };
+}
+
+/** 1. SyncVirtualMachine to "Domain started." against virsh define + start of the same XML. */
+async function syncBench(root: string): Promise<Result> {
+  await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
+  const l = inRoot(root, launcherArgs('sync-bench'));
+  await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+  const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+  const virsh = (...args: string[]) => execFileSync('virsh', ['-q', '-c', uri, ...args], { encoding: 'utf8' });
+  const client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
+  const ours: number[] = [];
+  const peer: number[] = [];
+  try {
+    for (let i = 0; i <= ROUNDS; i++) {
+      const name = `sync${i}`;
+      let t = performance.now();
+      const res = await client.call('syncVirtualMachine', { vmi: { vmiJson: vmi(name) }, options: undefined }, 60_000);
+      const oursMs = performance.now() - t;
+      if (!res.success) throw new Error(`sync failed: ${res.message}`);
+      const xml = virsh('dumpxml', '--inactive', `default_${name}`)
+        .replace(/<uuid>[^<]*<\/uuid>/, '')
+        .replace(`<name>default_${name}</name>`, `<name>peer_${name}</name>`)
+        .replace(/virt-serial0/g, 'peer-serial0')
+        .replace(/virt-vnc/g, 'peer-vnc');
+      virsh('destroy', `default_${name}`);
+      virsh('undefine', `default_${name}`);
+      const file = join(root, `peer-${name}.xml`);
+      await writeFile(file, xml);
+      t = performance.now();
+      virsh('define', file);
+      virsh('start', `peer_${name}`);
+      const peerMs = performance.now() - t;
+      virsh('destroy', `peer_${name}`);
+      virsh('undefine', `peer_${name}`);
+      if (i === 0) continue; // warm-up: module loading on our side, first define on theirs
+      ours.push(oursMs);
+      peer.push(peerMs);
+      say(`sync round ${i}: SyncVirtualMachine ${oursMs.toFixed(0)} ms, virsh define+start ${peerMs.toFixed(0)} ms`);
+    }
+  } finally {
+    client.close();
+    await killAll(l, root);
+  }
+  const o = median(ours);
+  const p = median(peer);
+  return {
+    name: 'SyncVirtualMachine -> Domain started.',
+    ours: +o.toFixed(1),
+    peer: +p.toFixed(1),
+    unit: 'ms',
+    ratio: +(o / p).toFixed(3),
+    goal: '<= 1.15',
+    peerName: 'virsh define + virsh start (same XML, same libvirtd)',
+    note: `median of ${ROUNDS}; kernel-boot TCG guest, no disks`,
+  };
+}
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** 3. Summed RSS of the pod's own processes (not QEMU) with a guest running. */
+async function rssBench(root: string): Promise<Result> {
+  await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
+  const m = inRoot(root, [process.execPath, MONITOR, '--', ...launcherArgs('rss')]);
+  await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+  const client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
+  try {
+    const res = await client.call('syncVirtualMachine', { vmi: { vmiJson: vmi('rss') }, options: undefined }, 60_000);
+    if (!res.success) throw new Error(`sync failed: ${res.message}`);
+    await sleep(8000); // let the guest boot and the daemons settle
+    let total = 0;
+    const parts: string[] = [];
+    // The wrapper execs its command, so the spawned PID is the monitor itself.
+    for (const pid of [m.pid ?? 0, ...(await descendants(m.pid ?? 0))]) {
+      const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+      const who = cmd.some((c) => c.endsWith('monitor/dist/cli.js'))
+        ? 'monitor'
+        : cmd.some((c) => c.endsWith('launcher/dist/cli.js'))
+          ? 'launcher'
+          : /libvirtd|virtlogd|virtqemud/.exec(cmd[0] ?? '')?.[0];
+      if (!who) continue;
+      const kib = await rssKiB(pid);
+      total += kib;
+      parts.push(`${who} ${(kib / 1024).toFixed(1)}`);
+    }
+    say(`RSS: ${parts.join(', ')} MiB`);
+    const mib = total / 1024;
+    return {
+      name: 'RSS monitor + launcher + libvirt daemons, guest running',
+      ours: +mib.toFixed(1),
+      peer: 123.6,
+      unit: 'MiB',
+      ratio: +(mib / 123.6).toFixed(3),
+      goal: 'ours <= 100 MiB',
+      peerName: 'KubeVirt virt-launcher pod (reference figure)',
+      note: parts.join(', '),
+    };
+  } finally {
+    client.close();
+    await killAll(m, root);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(GUEST, 'vmlinuz'))) throw new Error('demo guest missing: run tools/demo-guest/build.sh');
+  const root = await mkdtemp('/tmp/vlt-bench-launcher-');
+  try {
+    await stage(root);
+    const results = [await syncBench(root), await startupBench(root)];
+    if (existsSync(MONITOR)) results.push(await rssBench(root));
+    else say('monitor not built: RSS skipped');
+    await stat(root);
+    process.stdout.write(JSON.stringify({ suite: 'launcher', results }) + '\n');
+  } finally {
+    await sleep(500);
+    await rm(root, { recursive: true, force: true }).catch((e: unknown) => say(`cleanup: ${String(e)}`));
+  }
+}
+
+await main();
