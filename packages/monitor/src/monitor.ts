@@ -73,6 +73,10 @@ async function runCommand(
   const child = spawn(options.command, options.args ?? [], { stdio: 'inherit', env: options.env ?? process.env });
   // Synchronously after spawn, before any event (SIGCHLD included) can run a scan.
   if (child.pid !== undefined) reaper.protect(child.pid);
+  // A later 'error' (a failed kill) must be logged, not crash PID 1 as an unhandled event.
+  child.on('error', (error) => {
+    if (child.pid !== undefined) log.error('monitor.ts:runCommand', 'error from virt-launcher process', error);
+  });
   // Stays installed until the monitor returns, like KubeVirt's signal goroutine: a late signal
   // is logged instead of killing a non-PID-1 monitor before QEMU got its SIGTERM.
   cleanups.push(forwardSignals(child, log));
