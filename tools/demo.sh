@@ -4,7 +4,8 @@
 # Extra arguments go to `virt-pod run` (e.g. --until-lease to exit 0 once the guest has its lease).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-guest_dir=$(bash tools/demo-guest/build.sh)
+guest_dir=$PWD/.cache/demo-guest
+bash tools/demo-guest/build.sh "$guest_dir" >&2
 exec node tools/pod/dist/cli.js run examples/vmi-demo.yaml \
   --container-disk "rootdisk=$guest_dir/containerdisk.img" \
   --kernel-boot-dir "$guest_dir" \
