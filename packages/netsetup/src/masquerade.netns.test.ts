@@ -119,6 +119,7 @@ describe('masquerade in a pod namespace', () => {
     expect(await linkState()).toBe(links);
     expect(await podRuleset()).toBe(ruleset);
     expect(ruleset).toContain('"handle"');
+    expect(ruleset).toContain('"counter": {}');
   });
 
   it('a changed port list replaces only the rules, in place', async () => {
