@@ -17,6 +17,7 @@ export const RESOLV_CONF =
   'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\nnameserver fd00:10:96::a\noptions ndots:5\n';
 
 const SERVER = fileURLToPath(new URL('./peer-server.mjs', import.meta.url));
+const CLIENT = fileURLToPath(new URL('./peer-client.mjs', import.meta.url));
 
 export async function sh(...args: string[]): Promise<string> {
   return (await execa(args[0]!, args.slice(1))).stdout;
@@ -132,9 +133,8 @@ export class Topology {
    */
   async connect(ns: string, address: string, port: number, attempts = 1): Promise<string | null> {
     for (let i = 0; i < attempts; i += 1) {
-      const r = await execa('ip', ['netns', 'exec', ns, 'nc', '-N', '-w', '3', address, String(port)], {
+      const r = await execa('ip', ['netns', 'exec', ns, process.execPath, CLIENT, address, String(port)], {
         reject: false,
-        input: '',
       });
       if (r.exitCode === 0 && r.stdout.trim() !== '') return r.stdout.trim();
       if (i + 1 < attempts) await new Promise((res) => setTimeout(res, 300));
