@@ -7,6 +7,7 @@ import { log } from '../log.js';
 import { parseVmiRequest } from '../vmi.js';
 import type { VmiView } from '../vmi.js';
 import { domainJson } from './domain-json.js';
+import { domainStatsJson } from './stats-json.js';
 import { Mutex } from './lock.js';
 import type { MetadataCache } from './metadata.js';
 import { STATE } from './state.js';
@@ -162,9 +163,10 @@ export class DomainManager {
   }
 
   async getDomainStats(): Promise<string> {
-    const stats = await this.conn.getAllDomainStats();
-    if (stats.length === 0) throw new Error('empty DomainStats');
-    return JSON.stringify(stats[0], (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+    const stats = (await this.conn.getAllDomainStats()) as Array<Parameters<typeof domainStatsJson>[0]>;
+    const record = stats.find((s) => s.name === this.domainName) ?? stats[0];
+    if (!record) throw new Error('empty DomainStats');
+    return JSON.stringify(domainStatsJson(record), (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
   }
 
   getQemuVersion(): Promise<string> {
