@@ -58,6 +58,16 @@ describe('virt-launcher binary (test:///default)', () => {
     client.close();
   });
 
+  it.each([
+    [['--hook-sidecars', '1'], 'hook sidecars are not supported'],
+    [['--simulate-crash'], 'Simulated virt-launcher crash'],
+    [['--qemu-timeout', '1s'], 'timed out waiting for domain to be defined'],
+  ])('exits 2 with a reason for %j', async (args, reason) => {
+    launcher = startLauncher(root, ['--libvirt-uri', 'test:///default', '--name', 'none', ...args]);
+    expect(await launcher.exited).toBe(2);
+    expect(launcher.lines.find((l) => l.level === 'error')?.reason).toContain(reason);
+  });
+
   it('rejects an unknown flag with exit code 2', async () => {
     launcher = startLauncher(root, ['--no-such-flag']);
     expect(await launcher.exited).toBe(2);

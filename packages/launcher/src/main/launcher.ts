@@ -79,11 +79,20 @@ export async function runLauncher(flags: LauncherFlags): Promise<void> {
   const paths = resolvePaths(flags);
   const stop = trapSignals();
   void preloadLibvirt().catch(() => undefined); // overlaps the addon load with the daemons' start
-  await timed('directories', () => initializeDirs(paths, flags.uid));
-  if (flags.simulateCrash) throw new LauncherPanic('Simulated virt-launcher crash');
-
+  if (flags.hookSidecars > 0) {
+    // Sidecars rewrite the domain; running without them would start a different VM than asked for.
+    throw new LauncherPanic(`hook sidecars are not supported (--hook-sidecars ${flags.hookSidecars})`);
+  }
+  // The daemons need none of the KubeVirt directories: create those while the daemons start.
+  const dirs = timed('directories', () => initializeDirs(paths, flags.uid));
+  dirs.catch(() => undefined); // awaited below; this only keeps an early daemon failure from hiding it
   let daemons: LibvirtDaemons | undefined;
   if (!flags.libvirtUri) daemons = await timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
+  await dirs;
+  if (flags.simulateCrash) {
+    await daemons?.stop();
+    throw new LauncherPanic('Simulated virt-launcher crash');
+  }
   const metadata = new MetadataCache();
   const notifier = new Notifier(paths.notifySocket);
   const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
