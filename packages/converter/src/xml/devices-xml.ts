@@ -9,193 +9,201 @@ import type {
   HostDevice,
   PciAddress,
 } from '../domain/types.js';
-import { el, type XmlNode } from './node.js';
+import type { XmlWriter } from './writer.js';
 
-function alias(a: Alias | undefined): XmlNode | undefined {
-  return a && el('alias', { name: a.name });
+function alias(w: XmlWriter, a: Alias | undefined): void {
+  if (a) w.leaf('alias', { name: a.name });
 }
 
-function address(a: PciAddress | DriveAddress | undefined): XmlNode | undefined {
-  if (!a) return undefined;
-  return a.type === 'pci'
-    ? el('address', { type: 'pci', domain: a.domain, bus: a.bus, slot: a.slot, function: a.function })
-    : el('address', { type: 'drive', controller: a.controller, bus: a.bus, unit: a.unit });
+function address(w: XmlWriter, a: PciAddress | DriveAddress | undefined): void {
+  if (!a) return;
+  if (a.type === 'pci') {
+    w.leaf('address', { type: 'pci', domain: a.domain, bus: a.bus, slot: a.slot, function: a.function });
+  } else {
+    w.leaf('address', { type: 'drive', controller: a.controller, bus: a.bus, unit: a.unit });
+  }
 }
 
-function boot(order: number | undefined): XmlNode | undefined {
-  return order === undefined ? undefined : el('boot', { order });
+function boot(w: XmlWriter, order: number | undefined): void {
+  if (order !== undefined) w.leaf('boot', { order });
 }
 
-function iface(i: DomainInterface): XmlNode {
-  return el('interface', { type: i.type }, [
-    i.source && el('source', { dev: i.source.dev }),
-    i.target && el('target', { dev: i.target.dev, managed: i.target.managed }),
-    el('model', { type: i.model.type }),
-    i.mac !== undefined && el('mac', { address: i.mac }),
-    i.mtu !== undefined && el('mtu', { size: i.mtu }),
-    i.driver && el('driver', { name: i.driver.name, queues: i.driver.queues, iommu: i.driver.iommu }),
-    alias(i.alias),
-    boot(i.bootOrder),
-    i.rom && el('rom', { enabled: i.rom.enabled }),
-    i.link && el('link', { state: i.link.state }),
-    address(i.address),
-    i.acpiIndex !== undefined && el('acpi', { index: i.acpiIndex }),
-    i.backend && el('backend', { type: i.backend.type, logFile: i.backend.logFile }),
-    ...(i.portForwards ?? []).map((pf) =>
-      el(
-        'portForward',
-        { proto: pf.proto },
-        pf.ranges.map((r) => el('range', { start: r.start, end: r.end, exclude: r.exclude ? 'yes' : undefined })),
-      ),
-    ),
-  ]);
+function iface(w: XmlWriter, i: DomainInterface): void {
+  w.open('interface', { type: i.type });
+  if (i.source) w.leaf('source', { dev: i.source.dev });
+  if (i.target) w.leaf('target', { dev: i.target.dev, managed: i.target.managed });
+  w.leaf('model', { type: i.model.type });
+  if (i.mac !== undefined) w.leaf('mac', { address: i.mac });
+  if (i.mtu !== undefined) w.leaf('mtu', { size: i.mtu });
+  if (i.driver) w.leaf('driver', { name: i.driver.name, queues: i.driver.queues, iommu: i.driver.iommu });
+  alias(w, i.alias);
+  boot(w, i.bootOrder);
+  if (i.rom) w.leaf('rom', { enabled: i.rom.enabled });
+  if (i.link) w.leaf('link', { state: i.link.state });
+  address(w, i.address);
+  if (i.acpiIndex !== undefined) w.leaf('acpi', { index: i.acpiIndex });
+  if (i.backend) w.leaf('backend', { type: i.backend.type, logFile: i.backend.logFile });
+  for (const pf of i.portForwards ?? []) {
+    w.open('portForward', { proto: pf.proto });
+    for (const r of pf.ranges) w.leaf('range', { start: r.start, end: r.end, exclude: r.exclude ? 'yes' : undefined });
+    w.close();
+  }
+  w.close();
 }
 
-function hostdev(h: HostDevice): XmlNode {
+function hostdev(w: XmlWriter, h: HostDevice): void {
   const src = h.source;
-  const srcAddress =
-    src.address && 'slot' in src.address
-      ? address(src.address)
-      : src.address && el('address', { bus: src.address.bus, device: src.address.device });
-  return el(
-    'hostdev',
-    {
-      mode: h.mode ?? 'subsystem',
-      type: h.type,
-      managed: h.managed,
-      model: h.model,
-      display: h.display,
-      ramfb: h.ramfb,
-    },
-    [
-      el('source', {}, [
-        srcAddress,
-        src.uuid !== undefined && el('address', { uuid: src.uuid }),
-        src.vendor !== undefined && el('vendor', { id: src.vendor }),
-        src.product !== undefined && el('product', { id: src.product }),
-      ]),
-      alias(h.alias),
-      boot(h.bootOrder),
-      address(h.address),
-    ],
-  );
+  w.open('hostdev', {
+    mode: h.mode ?? 'subsystem',
+    type: h.type,
+    managed: h.managed,
+    model: h.model,
+    display: h.display,
+    ramfb: h.ramfb,
+  });
+  w.open('source');
+  if (src.address && 'slot' in src.address) address(w, src.address);
+  else if (src.address) w.leaf('address', { bus: src.address.bus, device: src.address.device });
+  if (src.uuid !== undefined) w.leaf('address', { uuid: src.uuid });
+  if (src.vendor !== undefined) w.leaf('vendor', { id: src.vendor });
+  if (src.product !== undefined) w.leaf('product', { id: src.product });
+  w.close();
+  alias(w, h.alias);
+  boot(w, h.bootOrder);
+  address(w, h.address);
+  w.close();
 }
 
-function controller(c: Controller): XmlNode {
-  const driver =
-    c.driver && el('driver', { iommu: c.driver.iommu, iothread: c.driver.iothread, queues: c.driver.queues });
-  return el('controller', { type: c.type, index: c.index, model: c.model }, [
-    driver,
-    c.pcihole64 !== undefined && el('pcihole64', { unit: 'KiB' }, [], String(c.pcihole64)),
-    c.target && el('target', { hotplug: c.target.hotplug }),
-  ]);
+function controller(w: XmlWriter, c: Controller): void {
+  w.open('controller', { type: c.type, index: c.index, model: c.model });
+  if (c.driver) w.leaf('driver', { iommu: c.driver.iommu, iothread: c.driver.iothread, queues: c.driver.queues });
+  if (c.pcihole64 !== undefined) w.leaf('pcihole64', { unit: 'KiB' }, String(c.pcihole64));
+  if (c.target) w.leaf('target', { hotplug: c.target.hotplug });
+  w.close();
 }
 
-function disk(d: DomainDisk): XmlNode {
+function disk(w: XmlWriter, d: DomainDisk): void {
   const s = d.source;
-  const source = el('source', { file: s.file, dev: s.dev, name: s.name }, [
-    s.reservations &&
-      el('reservations', { managed: s.reservations.managed, migration: s.reservations.migration }, [
-        el('source', {
-          type: s.reservations.source.type,
-          path: s.reservations.source.path,
-          mode: s.reservations.source.mode,
-        }),
-      ]),
-  ]);
   const dr = d.driver;
-  return el('disk', { device: d.device, type: d.type, model: d.model }, [
-    source,
-    el('target', { bus: d.target.bus, dev: d.target.dev, tray: d.target.tray }),
-    d.serial !== undefined && el('serial', {}, [], d.serial),
-    el('driver', {
-      cache: dr.cache,
-      error_policy: dr.errorPolicy,
-      io: dr.io,
-      name: dr.name,
-      type: dr.type,
-      iothread: dr.iothread,
-      queues: dr.queues,
-      discard: dr.discard,
-      iommu: dr.iommu,
-    }),
-    d.readonly && el('readonly'),
-    alias(d.alias),
-    d.backingStore &&
-      el('backingStore', { type: d.backingStore.type }, [
-        el('format', { type: d.backingStore.format }),
-        el('source', {
-          file: d.backingStore.source.file,
-          dev: d.backingStore.source.dev,
-          name: d.backingStore.source.name,
-        }),
-      ]),
-    boot(d.bootOrder),
-    address(d.address),
-    d.blockio &&
-      el('blockio', {
-        logical_block_size: d.blockio.logical,
-        physical_block_size: d.blockio.physical,
-        discard_granularity: d.blockio.discardGranularity,
-      }),
-    d.shareable && el('shareable'),
-  ]);
+  w.open('disk', { device: d.device, type: d.type, model: d.model });
+  w.open('source', { file: s.file, dev: s.dev, name: s.name });
+  if (s.reservations) {
+    const r = s.reservations;
+    w.open('reservations', { managed: r.managed, migration: r.migration });
+    w.leaf('source', { type: r.source.type, path: r.source.path, mode: r.source.mode });
+    w.close();
+  }
+  w.close();
+  w.leaf('target', { bus: d.target.bus, dev: d.target.dev, tray: d.target.tray });
+  if (d.serial !== undefined) w.leaf('serial', undefined, d.serial);
+  w.leaf('driver', {
+    cache: dr.cache,
+    error_policy: dr.errorPolicy,
+    io: dr.io,
+    name: dr.name,
+    type: dr.type,
+    iothread: dr.iothread,
+    queues: dr.queues,
+    discard: dr.discard,
+    iommu: dr.iommu,
+  });
+  if (d.readonly) w.leaf('readonly');
+  alias(w, d.alias);
+  if (d.backingStore) {
+    const b = d.backingStore;
+    w.open('backingStore', { type: b.type });
+    w.leaf('format', { type: b.format });
+    w.leaf('source', { file: b.source.file, dev: b.source.dev, name: b.source.name });
+    w.close();
+  }
+  boot(w, d.bootOrder);
+  address(w, d.address);
+  if (d.blockio) {
+    w.leaf('blockio', {
+      logical_block_size: d.blockio.logical,
+      physical_block_size: d.blockio.physical,
+      discard_granularity: d.blockio.discardGranularity,
+    });
+  }
+  if (d.shareable) w.leaf('shareable');
+  w.close();
 }
 
-export function devicesXml(d: Devices): XmlNode {
-  return el('devices', {}, [
-    d.emulator !== undefined && el('emulator', {}, [], d.emulator),
-    ...d.interfaces.map(iface),
-    ...d.channels.map((c) =>
-      el('channel', { type: c.type }, [
-        c.source && el('source', { mode: c.source.mode, path: c.source.path }),
-        el('target', { name: c.target.name, type: c.target.type }),
-      ]),
-    ),
-    ...d.hostdevs.map(hostdev),
-    ...d.panics.map((p) => el('panic', { model: p.model })),
-    ...d.controllers.map(controller),
-    ...d.videos.map((v) => el('video', {}, [el('model', { type: v.type, heads: v.heads, vram: v.vram })])),
-    ...d.graphics.map((g) =>
-      el('graphics', { type: g.type }, [el('listen', { type: g.listen.type, socket: g.listen.socket })]),
-    ),
-    d.memballoon &&
-      el('memballoon', { model: d.memballoon.model, freePageReporting: d.memballoon.freePageReporting }, [
-        d.memballoon.statsPeriod !== undefined && el('stats', { period: d.memballoon.statsPeriod }),
-        d.memballoon.iommu !== undefined && el('driver', { iommu: d.memballoon.iommu }),
-      ]),
-    ...d.disks.map(disk),
-    ...d.inputs.map((i) => el('input', { type: i.type, bus: i.bus, model: i.model }, [alias(i.alias)])),
-    ...d.serials.map((s) =>
-      el('serial', { type: s.type }, [
-        el('target', { port: s.port }),
-        el('source', { mode: 'bind', path: s.path }),
-        s.log && el('log', { file: s.log.file, append: s.log.append }),
-      ]),
-    ),
-    ...d.consoles.map((c) => el('console', { type: c.type }, [el('target', { type: c.targetType, port: c.port })])),
-    ...d.watchdogs.map((w) => el('watchdog', { model: w.model, action: w.action }, [alias(w.alias)])),
-    d.rng &&
-      el('rng', { model: d.rng.model }, [
-        el('backend', { model: 'random' }, [], d.rng.backend),
-        d.rng.iommu !== undefined && el('driver', { iommu: d.rng.iommu }),
-      ]),
-    ...d.filesystems.map((f) =>
-      el('filesystem', { type: 'mount', accessmode: 'passthrough' }, [
-        el('driver', { type: 'virtiofs', queue: 1024 }),
-        el('source', { socket: f.socket }),
-        el('target', { dir: f.target }),
-      ]),
-    ),
-    ...d.redirdevs.map((r) =>
-      el('redirdev', { type: 'unix', bus: 'usb' }, [el('source', { mode: 'bind', path: r.path })]),
-    ),
-    ...d.sounds.map((s) => el('sound', { model: s.model }, [alias(s.alias)])),
-    ...d.tpms.map((t) =>
-      el('tpm', { model: t.model }, [
-        el('backend', { type: 'emulator', version: '2.0', persistent_state: t.persistentState ? 'yes' : undefined }),
-      ]),
-    ),
-    d.vsock && el('vsock', { model: d.vsock.model }, [el('cid', { auto: 'no', address: d.vsock.cid })]),
-  ]);
+function smallDevices(w: XmlWriter, d: Devices): void {
+  for (const i of d.inputs) {
+    w.open('input', { type: i.type, bus: i.bus, model: i.model });
+    alias(w, i.alias);
+    w.close();
+  }
+  for (const s of d.serials) {
+    w.open('serial', { type: s.type });
+    w.leaf('target', { port: s.port });
+    w.leaf('source', { mode: 'bind', path: s.path });
+    if (s.log) w.leaf('log', { file: s.log.file, append: s.log.append });
+    w.close();
+  }
+  for (const c of d.consoles) {
+    w.open('console', { type: c.type }).leaf('target', { type: c.targetType, port: c.port }).close();
+  }
+  for (const wd of d.watchdogs) {
+    w.open('watchdog', { model: wd.model, action: wd.action });
+    alias(w, wd.alias);
+    w.close();
+  }
+  if (d.rng) {
+    w.open('rng', { model: d.rng.model });
+    w.leaf('backend', { model: 'random' }, d.rng.backend);
+    if (d.rng.iommu !== undefined) w.leaf('driver', { iommu: d.rng.iommu });
+    w.close();
+  }
+  for (const f of d.filesystems) {
+    w.open('filesystem', { type: 'mount', accessmode: 'passthrough' });
+    w.leaf('driver', { type: 'virtiofs', queue: 1024 });
+    w.leaf('source', { socket: f.socket });
+    w.leaf('target', { dir: f.target });
+    w.close();
+  }
+  for (const r of d.redirdevs) {
+    w.open('redirdev', { type: 'unix', bus: 'usb' }).leaf('source', { mode: 'bind', path: r.path }).close();
+  }
+  for (const s of d.sounds) {
+    w.open('sound', { model: s.model });
+    alias(w, s.alias);
+    w.close();
+  }
+  for (const t of d.tpms) {
+    w.open('tpm', { model: t.model });
+    w.leaf('backend', { type: 'emulator', version: '2.0', persistent_state: t.persistentState ? 'yes' : undefined });
+    w.close();
+  }
+  if (d.vsock) w.open('vsock', { model: d.vsock.model }).leaf('cid', { auto: 'no', address: d.vsock.cid }).close();
+}
+
+export function devicesXml(w: XmlWriter, d: Devices): void {
+  w.open('devices');
+  if (d.emulator !== undefined) w.leaf('emulator', undefined, d.emulator);
+  for (const i of d.interfaces) iface(w, i);
+  for (const c of d.channels) {
+    w.open('channel', { type: c.type });
+    if (c.source) w.leaf('source', { mode: c.source.mode, path: c.source.path });
+    w.leaf('target', { name: c.target.name, type: c.target.type });
+    w.close();
+  }
+  for (const h of d.hostdevs) hostdev(w, h);
+  for (const p of d.panics) w.leaf('panic', { model: p.model });
+  for (const c of d.controllers) controller(w, c);
+  for (const v of d.videos) w.open('video').leaf('model', { type: v.type, heads: v.heads, vram: v.vram }).close();
+  for (const g of d.graphics) {
+    w.open('graphics', { type: g.type }).leaf('listen', { type: g.listen.type, socket: g.listen.socket }).close();
+  }
+  const mb = d.memballoon;
+  if (mb) {
+    w.open('memballoon', { model: mb.model, freePageReporting: mb.freePageReporting });
+    if (mb.statsPeriod !== undefined) w.leaf('stats', { period: mb.statsPeriod });
+    if (mb.iommu !== undefined) w.leaf('driver', { iommu: mb.iommu });
+    w.close();
+  }
+  for (const dk of d.disks) disk(w, dk);
+  smallDevices(w, d);
+  w.close();
 }

@@ -2,147 +2,161 @@
 // libvirt's schema interleaves these elements, so the order is for readers and golden diffs only.
 // Empty elements KubeVirt writes by habit (<bios/>, empty <sysinfo> sections, <uid/>) are omitted:
 // libvirt's schema rejects some of them.
-import type { Domain, HypervFeatureState } from '../domain/types.js';
+import type { Domain, HypervFeatureState, SysinfoEntry } from '../domain/types.js';
 import { devicesXml } from './devices-xml.js';
-import { el, serialize, type XmlNode } from './node.js';
+import { XmlWriter, type Attrs } from './writer.js';
 
 export const QEMU_NS = 'http://libvirt.org/schemas/domain/qemu/1.0';
 
-function osXml(domain: Domain): XmlNode {
+function osXml(w: XmlWriter, domain: Domain): void {
   const os = domain.os;
-  return el('os', { firmware: os.firmware }, [
-    os.firmwareFeatures.length > 0 &&
-      el(
-        'firmware',
-        {},
-        os.firmwareFeatures.map((f) => el('feature', { enabled: f.enabled, name: f.name })),
-      ),
-    el('type', { arch: os.type.arch, machine: os.type.machine }, [], os.type.value),
-    os.acpiTables.length > 0 &&
-      el(
-        'acpi',
-        {},
-        os.acpiTables.map((t) => el('table', { type: t.type }, [], t.path)),
-      ),
-    os.smbiosMode && el('smbios', { mode: os.smbiosMode }),
-    os.bootmenu && el('bootmenu', { enable: os.bootmenu.enable, timeout: os.bootmenu.timeout }),
-    os.biosUseSerial && el('bios', { useserial: 'yes' }),
-    os.loader &&
-      el(
-        'loader',
-        { readonly: os.loader.readonly, secure: os.loader.secure, type: os.loader.type },
-        [],
-        os.loader.path,
-      ),
-    os.nvram && el('nvram', { template: os.nvram.template, format: os.nvram.format }, [], os.nvram.path),
-    os.kernel !== undefined && el('kernel', {}, [], os.kernel),
-    os.initrd !== undefined && el('initrd', {}, [], os.initrd),
-    os.cmdline !== undefined && el('cmdline', {}, [], os.cmdline),
-  ]);
+  w.open('os', { firmware: os.firmware });
+  if (os.firmwareFeatures.length > 0) {
+    w.open('firmware');
+    for (const f of os.firmwareFeatures) w.leaf('feature', { enabled: f.enabled, name: f.name });
+    w.close();
+  }
+  w.leaf('type', { arch: os.type.arch, machine: os.type.machine }, os.type.value);
+  if (os.acpiTables.length > 0) {
+    w.open('acpi');
+    for (const t of os.acpiTables) w.leaf('table', { type: t.type }, t.path);
+    w.close();
+  }
+  if (os.smbiosMode) w.leaf('smbios', { mode: os.smbiosMode });
+  if (os.bootmenu) w.leaf('bootmenu', { enable: os.bootmenu.enable, timeout: os.bootmenu.timeout });
+  if (os.biosUseSerial) w.leaf('bios', { useserial: 'yes' });
+  if (os.loader) {
+    const l = os.loader;
+    w.leaf('loader', { readonly: l.readonly, secure: l.secure, type: l.type }, l.path);
+  }
+  if (os.nvram) w.leaf('nvram', { template: os.nvram.template, format: os.nvram.format }, os.nvram.path);
+  if (os.kernel !== undefined) w.leaf('kernel', undefined, os.kernel);
+  if (os.initrd !== undefined) w.leaf('initrd', undefined, os.initrd);
+  if (os.cmdline !== undefined) w.leaf('cmdline', undefined, os.cmdline);
+  w.close();
 }
 
-function sysinfoXml(domain: Domain): XmlNode | undefined {
+function sysinfoXml(w: XmlWriter, domain: Domain): void {
   const s = domain.sysinfo;
-  if (!s || (s.system.length === 0 && s.chassis.length === 0)) return undefined;
-  const entries = (list: { name: string; value: string }[]) =>
-    list.map((e) => el('entry', { name: e.name }, [], e.value));
-  return el('sysinfo', { type: 'smbios' }, [
-    s.system.length > 0 && el('system', {}, entries(s.system)),
-    s.chassis.length > 0 && el('chassis', {}, entries(s.chassis)),
-  ]);
+  if (!s || (s.system.length === 0 && s.chassis.length === 0)) return;
+  const section = (name: string, list: SysinfoEntry[]) => {
+    if (list.length === 0) return;
+    w.open(name);
+    for (const e of list) w.leaf('entry', { name: e.name }, e.value);
+    w.close();
+  };
+  w.open('sysinfo', { type: 'smbios' });
+  section('system', s.system);
+  section('chassis', s.chassis);
+  w.close();
 }
 
-function hypervXml(f: HypervFeatureState): XmlNode {
-  return el(f.name, { state: f.state, ...Object.fromEntries(f.attrs ?? []) }, (f.children ?? []).map(hypervXml));
+function hypervXml(w: XmlWriter, f: HypervFeatureState): void {
+  const attrs: Attrs = { state: f.state };
+  for (const [key, value] of f.attrs ?? []) attrs[key] = value;
+  w.open(f.name, attrs);
+  for (const child of f.children ?? []) hypervXml(w, child);
+  w.close();
 }
 
-function featuresXml(domain: Domain): XmlNode {
+function featuresXml(w: XmlWriter, domain: Domain): void {
   const f = domain.features;
-  return el('features', {}, [
-    f.acpi && el('acpi'),
-    f.apic && el('apic'),
-    f.hypervPassthrough && el('hyperv', { mode: 'passthrough' }),
-    f.hyperv && f.hyperv.length > 0 && el('hyperv', {}, f.hyperv.map(hypervXml)),
-    f.smm && el('smm'),
-    f.kvm &&
-      el('kvm', {}, [
-        f.kvm.hidden && el('hidden', { state: f.kvm.hidden }),
-        f.kvm.hintDedicated && el('hint-dedicated', { state: f.kvm.hintDedicated }),
-      ]),
-    f.pvspinlock && el('pvspinlock', { state: f.pvspinlock }),
-    f.pmu && el('pmu', { state: f.pmu }),
-    f.vmport && el('vmport', { state: f.vmport }),
-  ]);
+  w.open('features');
+  if (f.acpi) w.leaf('acpi');
+  if (f.apic) w.leaf('apic');
+  if (f.hypervPassthrough) w.leaf('hyperv', { mode: 'passthrough' });
+  if (f.hyperv && f.hyperv.length > 0) {
+    w.open('hyperv');
+    for (const h of f.hyperv) hypervXml(w, h);
+    w.close();
+  }
+  if (f.smm) w.leaf('smm');
+  if (f.kvm) {
+    w.open('kvm');
+    if (f.kvm.hidden) w.leaf('hidden', { state: f.kvm.hidden });
+    if (f.kvm.hintDedicated) w.leaf('hint-dedicated', { state: f.kvm.hintDedicated });
+    w.close();
+  }
+  if (f.pvspinlock) w.leaf('pvspinlock', { state: f.pvspinlock });
+  if (f.pmu) w.leaf('pmu', { state: f.pmu });
+  if (f.vmport) w.leaf('vmport', { state: f.vmport });
+  w.close();
 }
 
-function cpuXml(domain: Domain): XmlNode | undefined {
+function cpuXml(w: XmlWriter, domain: Domain): void {
   const cpu = domain.cpu;
-  if (!cpu) return undefined;
+  if (!cpu) return;
   const t = cpu.topology;
-  return el('cpu', { mode: cpu.mode }, [
-    cpu.model !== undefined && el('model', {}, [], cpu.model),
-    el('topology', { sockets: t.sockets, cores: t.cores, threads: t.threads }),
-    ...cpu.features.map((f) => el('feature', { name: f.name, policy: f.policy })),
-    cpu.numaCells.length > 0 &&
-      el(
-        'numa',
-        {},
-        cpu.numaCells.map((c) => el('cell', { id: c.id, cpus: c.cpus, memory: c.memoryKiB, unit: 'KiB' })),
-      ),
-  ]);
+  w.open('cpu', { mode: cpu.mode });
+  if (cpu.model !== undefined) w.leaf('model', undefined, cpu.model);
+  w.leaf('topology', { sockets: t.sockets, cores: t.cores, threads: t.threads });
+  for (const f of cpu.features) w.leaf('feature', { name: f.name, policy: f.policy });
+  if (cpu.numaCells.length > 0) {
+    w.open('numa');
+    for (const c of cpu.numaCells) w.leaf('cell', { id: c.id, cpus: c.cpus, memory: c.memoryKiB, unit: 'KiB' });
+    w.close();
+  }
+  w.close();
 }
 
-export function domainToXmlNode(domain: Domain): XmlNode {
+function memoryXml(w: XmlWriter, domain: Domain): void {
+  if (domain.memoryBytes !== undefined) w.leaf('memory', { unit: 'b' }, String(domain.memoryBytes));
+  const max = domain.maxMemory;
+  if (max) w.leaf('maxMemory', { unit: 'b', slots: max.slots }, String(max.bytes));
   const mb = domain.memoryBacking;
+  if (mb) {
+    w.open('memoryBacking');
+    if (mb.hugepages) w.leaf('hugepages');
+    if (mb.sourceMemfd) w.leaf('source', { type: 'memfd' });
+    if (mb.accessShared) w.leaf('access', { mode: 'shared' });
+    w.close();
+  }
+}
+
+function clockXml(w: XmlWriter, domain: Domain): void {
   const clock = domain.clock;
-  return el('domain', { type: domain.type ?? 'kvm', 'xmlns:qemu': QEMU_NS }, [
-    el('name', {}, [], domain.name),
-    domain.memoryBytes !== undefined && el('memory', { unit: 'b' }, [], String(domain.memoryBytes)),
-    domain.maxMemory &&
-      el('maxMemory', { unit: 'b', slots: domain.maxMemory.slots }, [], String(domain.maxMemory.bytes)),
-    mb &&
-      el('memoryBacking', {}, [
-        mb.hugepages && el('hugepages'),
-        mb.sourceMemfd && el('source', { type: 'memfd' }),
-        mb.accessShared && el('access', { mode: 'shared' }),
-      ]),
-    osXml(domain),
-    sysinfoXml(domain),
-    devicesXml(domain.devices),
-    clock &&
-      el(
-        'clock',
-        { offset: clock.offset, adjustment: clock.adjustment, timezone: clock.timezone },
-        clock.timers.map((t) =>
-          el('timer', {
-            name: t.name,
-            tickpolicy: t.tickpolicy,
-            present: t.present,
-            track: t.track,
-            frequency: t.frequency,
-          }),
-        ),
-      ),
-    domain.qemuCommandline.length > 0 &&
-      el(
-        'qemu:commandline',
-        {},
-        domain.qemuCommandline.map((value) => el('qemu:arg', { value })),
-      ),
-    featuresXml(domain),
-    cpuXml(domain),
-    domain.vcpu !== undefined && el('vcpu', { placement: 'static' }, [], String(domain.vcpu)),
-    domain.vcpus.length > 0 &&
-      el(
-        'vcpus',
-        {},
-        domain.vcpus.map((v) => el('vcpu', { id: v.id, enabled: v.enabled, hotpluggable: v.hotpluggable })),
-      ),
-    domain.iothreads !== undefined && el('iothreads', {}, [], String(domain.iothreads)),
-    domain.onReboot && el('on_reboot', {}, [], domain.onReboot),
-  ]);
+  if (!clock) return;
+  w.open('clock', { offset: clock.offset, adjustment: clock.adjustment, timezone: clock.timezone });
+  for (const t of clock.timers) {
+    w.leaf('timer', {
+      name: t.name,
+      tickpolicy: t.tickpolicy,
+      present: t.present,
+      track: t.track,
+      frequency: t.frequency,
+    });
+  }
+  w.close();
+}
+
+function writeDomain(w: XmlWriter, domain: Domain): void {
+  w.open('domain', { type: domain.type ?? 'kvm', 'xmlns:qemu': QEMU_NS });
+  w.leaf('name', undefined, domain.name);
+  memoryXml(w, domain);
+  osXml(w, domain);
+  sysinfoXml(w, domain);
+  devicesXml(w, domain.devices);
+  clockXml(w, domain);
+  if (domain.qemuCommandline.length > 0) {
+    w.open('qemu:commandline');
+    for (const value of domain.qemuCommandline) w.leaf('qemu:arg', { value });
+    w.close();
+  }
+  featuresXml(w, domain);
+  cpuXml(w, domain);
+  if (domain.vcpu !== undefined) w.leaf('vcpu', { placement: 'static' }, String(domain.vcpu));
+  if (domain.vcpus.length > 0) {
+    w.open('vcpus');
+    for (const v of domain.vcpus) w.leaf('vcpu', { id: v.id, enabled: v.enabled, hotpluggable: v.hotpluggable });
+    w.close();
+  }
+  if (domain.iothreads !== undefined) w.leaf('iothreads', undefined, String(domain.iothreads));
+  if (domain.onReboot) w.leaf('on_reboot', undefined, domain.onReboot);
+  w.close();
 }
 
 export function toDomainXml(domain: Domain): string {
-  return serialize(domainToXmlNode(domain));
+  const w = new XmlWriter();
+  writeDomain(w, domain);
+  return w.toString();
 }

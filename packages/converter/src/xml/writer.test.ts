@@ -5,11 +5,25 @@ import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js'
 import { parseXml } from '../testing/xml-tree.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import { toDomainXml } from './domain-xml.js';
-import { el, escape, serialize, xmlSafe } from './node.js';
+import { escape, XmlWriter, xmlSafe } from './writer.js';
 
 describe('xml writer', () => {
+  it('indents children, leaves out undefined attributes and self-closes elements left empty', () => {
+    const w = new XmlWriter();
+    w.open('a', { x: 1, y: undefined, z: 2n });
+    w.open('b').close();
+    w.open('c', { k: 'v' }).leaf('d', undefined, 'text').leaf('e', {}, '').close();
+    w.close();
+    expect(w.toString()).toBe('<a x="1" z="2">\n  <b/>\n  <c k="v">\n    <d>text</d>\n    <e/>\n  </c>\n</a>\n');
+  });
+
+  it('refuses a document with an element left open, and a close() without open()', () => {
+    expect(() => new XmlWriter().open('a').toString()).toThrow(/<a> left open/);
+    expect(() => new XmlWriter().close()).toThrow(/without open/);
+  });
+
   it('escapes markup in text and attributes', () => {
-    expect(serialize(el('a', { b: `"<&>'` }, [], '</a><x>&'))).toBe(
+    expect(new XmlWriter().leaf('a', { b: `"<&>'` }, '</a><x>&').toString()).toBe(
       '<a b="&quot;&lt;&amp;&gt;&apos;">&lt;/a&gt;&lt;x&gt;&amp;</a>\n',
     );
     expect(escape('\u0001x\uD800')).toBe('\uFFFDx\uFFFD');
