@@ -75,6 +75,10 @@ class BoundUdpSocket : public Napi::ObjectWrap<BoundUdpSocket> {
       Fail(env, "setsockopt(IPV6_V6ONLY)");
       return;
       }
+    // A larger receive queue rides out bursts (a guest flood, a slow moment of the event loop) without losing
+    // the one REQUEST that matters; the kernel caps it at net.core.rmem_max.
+    int rcvbuf = 1 << 20;
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     if (setsockopt(fd_, SOL_SOCKET, SO_BINDTODEVICE, ifname.c_str(), ifname.size()) < 0) {
       Fail(env, "setsockopt(SO_BINDTODEVICE)");
       return;

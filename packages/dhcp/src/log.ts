@@ -13,7 +13,11 @@ const rank: Record<LogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3
 
 /** "file.ts:line" of the caller of the logger method, as KubeVirt's `pos` ("server.go:123"). */
 function callerPosition(): string {
+  // Only the frames we read: a full stack trace per log line would cost more than handling the packet.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 5;
   const stack = new Error().stack?.split('\n') ?? [];
+  Error.stackTraceLimit = limit;
   // [0] "Error", [1] callerPosition, [2] write, [3] the level method, [4] the caller.
   const frame = stack[4] ?? '';
   const m = /([^/\\()\s]+):(\d+):\d+\)?\s*$/.exec(frame);

@@ -41,21 +41,31 @@ export const MessageType = {
 
 export type Options = Map<number, Buffer>;
 
-/** Appends the TLVs of `options` (in map order) to `out`, splitting long values per RFC 3396. */
-export function encodeOptionArea(options: Options, out: number[]): void {
+/** Bytes the TLVs of `options` take on the wire, long values split per RFC 3396. */
+export function optionAreaLength(options: Options): number {
+  let n = 0;
+  for (const value of options.values()) n += value.length + 2 * Math.max(1, Math.ceil(value.length / 255));
+  return n;
+}
+
+/** Writes the TLVs of `options` (in map order) at `offset`, splitting long values; returns the end offset. */
+export function writeOptionArea(options: Options, out: Buffer, offset: number): number {
+  let at = offset;
   for (const [code, value] of options) {
     if (!Number.isInteger(code) || code <= Opt.Pad || code >= Opt.End) {
       throw new DhcpEncodeError(`option code ${code} cannot carry a value`, code);
     }
-    if (value.length === 0) {
-      out.push(code, 0);
-      continue;
-    }
-    for (let at = 0; at < value.length; at += 255) {
-      const chunk = value.subarray(at, at + 255);
-      out.push(code, chunk.length, ...chunk);
-    }
+    let from = 0;
+    do {
+      const len = Math.min(255, value.length - from);
+      out[at] = code;
+      out[at + 1] = len;
+      value.copy(out, at + 2, from, from + len);
+      at += 2 + len;
+      from += len;
+    } while (from < value.length);
   }
+  return at;
 }
 
 /**

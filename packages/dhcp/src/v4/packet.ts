@@ -1,7 +1,7 @@
 // BOOTP/DHCPv4 packet codec (RFC 951 header, RFC 2131 cookie and options, RFC 2132 overload, RFC 3396 long options).
 import { DhcpDecodeError, DhcpEncodeError } from '../errors.js';
 import { formatIPv4, parseIPv4 } from '../addr.js';
-import { type Options, Opt, decodeOptionArea, encodeOptionArea } from './options.js';
+import { type Options, Opt, decodeOptionArea, optionAreaLength, writeOptionArea } from './options.js';
 
 export const MAGIC_COOKIE = 0x63825363;
 /** Fixed BOOTP header before the cookie. */
@@ -80,7 +80,8 @@ function writeAddress(out: Buffer, offset: number, text: string, field: string):
 }
 
 export function encodeDhcpPacket(p: DhcpPacket): Buffer {
-  const head = Buffer.alloc(HEADER_LENGTH + 4);
+  // Sized once and written in place: this runs for every reply, and the header is most of it.
+  const head = Buffer.alloc(Math.max(MIN_PACKET_LENGTH, HEADER_LENGTH + 4 + optionAreaLength(p.options) + 1));
   if (p.chaddr.length > 16) throw new DhcpEncodeError('chaddr longer than 16 bytes', 0);
   const sname = Buffer.from(p.sname, 'latin1');
   const file = Buffer.from(p.file, 'latin1');
@@ -101,10 +102,7 @@ export function encodeDhcpPacket(p: DhcpPacket): Buffer {
   sname.copy(head, 44);
   file.copy(head, 108);
   head.writeUInt32BE(MAGIC_COOKIE, HEADER_LENGTH);
-  const tlv: number[] = [];
-  encodeOptionArea(p.options, tlv);
-  tlv.push(Opt.End);
-  const body = Buffer.from(tlv);
-  const total = Math.max(MIN_PACKET_LENGTH, head.length + body.length);
-  return Buffer.concat([head, body], total);
+  const end = writeOptionArea(p.options, head, HEADER_LENGTH + 4);
+  head[end] = Opt.End;
+  return head;
 }

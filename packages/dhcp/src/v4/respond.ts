@@ -2,7 +2,7 @@
 // branch is tested without sockets.
 import { formatIPv4, parseIPv4 } from '../addr.js';
 import { BROADCAST_FLAG, type DhcpPacket, encodeDhcpPacket } from './packet.js';
-import { MessageType, Opt, type Options } from './options.js';
+import { MessageType, Opt, type Options, optionAreaLength } from './options.js';
 import type { PreparedV4 } from './prepare.js';
 
 const ZERO = '0.0.0.0';
@@ -48,12 +48,7 @@ function fitOptions(p: PreparedV4, req: DhcpPacket, base: number): Options {
   const maxOpt = req.options.get(Opt.MaxMessageSize);
   const limit = maxOpt && maxOpt.length === 2 ? Math.max(DEFAULT_MAX_MESSAGE, maxOpt.readUInt16BE(0)) : 576;
   // IP (20) + UDP (8) + BOOTP header and cookie (240) + fixed options so far + END.
-  const size = (opts: Options): number =>
-    28 +
-    240 +
-    base +
-    1 +
-    [...opts.values()].reduce((n, v) => n + v.length + 2 * Math.max(1, Math.ceil(v.length / 255)), 0);
+  const size = (opts: Options): number => 28 + 240 + base + 1 + optionAreaLength(opts);
   if (size(p.options) <= limit) return p.options;
   const requested = new Set(req.options.get(Opt.ParameterRequestList) ?? []);
   return new Map([...p.options].filter(([code]) => ESSENTIAL.has(code) || requested.has(code)));

@@ -9,8 +9,11 @@ import { decodeDhcpPacket } from './packet.js';
 import { MessageType } from './options.js';
 import { prepareV4 } from './prepare.js';
 import { encodeDecision, respondV4 } from './respond.js';
+import { warmUpV4 } from './warm-up.js';
 
-const typeNames: Record<number, string> = Object.fromEntries(Object.entries(MessageType).map(([k, v]) => [v, k]));
+const typeNames: Record<number, string> = Object.fromEntries(
+  Object.entries(MessageType).map(([k, v]) => [v, `DHCP${k.toUpperCase()}`]),
+);
 
 export interface V4Stats {
   received: number;
@@ -26,6 +29,7 @@ export interface V4Server {
 
 export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
   const prepared = prepareV4(cfg, logger);
+  warmUpV4(prepared);
   const stats: V4Stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
 
   const handle = (data: Buffer, from: Peer): void => {
