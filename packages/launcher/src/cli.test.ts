@@ -4,8 +4,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
-import { isSocket, makeRunRoot, removeRunRoot, startLauncher } from './testing/launcher-process.js';
+import { cliPath, isSocket, makeRunRoot, removeRunRoot, startLauncher } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
+
+describe('virt-launcher --help', () => {
+  it('prints the flags and exits 0 without starting anything', () => {
+    const r = spawnSync(process.execPath, [cliPath, '--help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/usage: virt-launcher/);
+    expect(r.stdout).toMatch(/--grace-period-seconds/);
+    expect(r.stdout).toMatch(/--run-root/);
+  });
+});
 
 describe('virt-launcher binary (test:///default)', () => {
   let root = '';

@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // virt-launcher: the compute container's main process. Parses KubeVirt's flags, runs the main sequence and
 // exits 0 on a clean stop; a panic (KubeVirt's Go panic) exits 2.
-import { parseFlags } from './flags.js';
+import { parseFlags, usage, wantsHelp } from './flags.js';
 import { log, setVerbosity } from './log.js';
 import { runLauncher } from './main/launcher.js';
 import { errorMessage } from './errors.js';
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(`${usage()}\n`);
+    process.exit(0);
+  }
   let flags;
   try {
     flags = parseFlags(process.argv.slice(2));

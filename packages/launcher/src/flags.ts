@@ -105,6 +105,26 @@ function splitBoolValues(argv: string[]): { args: string[]; falses: Set<string> 
   return { args, falses };
 }
 
+/** One line per flag, for `virt-launcher --help`. */
+export function usage(): string {
+  return [
+    'usage: virt-launcher --name NAME --namespace NS --uid UID [flags]',
+    '',
+    "KubeVirt's virt-launcher: starts the libvirt daemons, serves kubevirt.cmd.v1.Cmd on",
+    '<kubevirt-share-dir>/sockets/launcher-sock, defines and starts the domain, reports its events.',
+    '',
+    'string flags: ' + stringFlags.map((f) => `--${f}`).join(' '),
+    'bool flags:   ' + boolFlags.map((f) => `--${f}`).join(' '),
+    '',
+    'ours: --run-root DIR resolves every KubeVirt path under DIR (default /); --libvirt-uri URI uses an existing',
+    'libvirt (e.g. test:///default) instead of starting daemons.',
+  ].join('\n');
+}
+
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}
+
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): LauncherFlags {
   const { args, falses } = splitBoolValues(argv);
   const options: Record<string, { type: 'string' | 'boolean' }> = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, resolveVerbosity, DEFAULT_COMMAND, DEFAULT_CONTAINER_DISK_DIR } from './args.js';
+import { parseArgs, resolveVerbosity, wantsHelp, DEFAULT_COMMAND, DEFAULT_CONTAINER_DISK_DIR } from './args.js';
 import { MonitorUsageError } from './errors.js';
 
 describe('parseArgs, explicit form (-- COMMAND)', () => {
@@ -14,10 +14,22 @@ describe('parseArgs, explicit form (-- COMMAND)', () => {
     });
   });
 
-  it('passes flags it does not own (the launcher grace period) to COMMAND before ARGS', () => {
+  it('passes flags it does not own (the launcher grace period) to COMMAND after ARGS', () => {
     const parsed = parseArgs(['--grace-period-seconds', '45', '--', 'virt-launcher', '--qemu-timeout', '5m'], {});
     expect(parsed.command).toBe('virt-launcher');
-    expect(parsed.args).toEqual(['--grace-period-seconds', '45', '--qemu-timeout', '5m']);
+    expect(parsed.args).toEqual(['--qemu-timeout', '5m', '--grace-period-seconds', '45']);
+  });
+
+  it('keeps an interpreter COMMAND working: its script stays first', () => {
+    const parsed = parseArgs(['--grace-period-seconds', '45', '--', 'node', 'launcher.js', '--name', 'x'], {});
+    expect(parsed.command).toBe('node');
+    expect(parsed.args).toEqual(['launcher.js', '--name', 'x', '--grace-period-seconds', '45']);
+  });
+
+  it('answers --help only before the separator', () => {
+    expect(wantsHelp(['--help'])).toBe(true);
+    expect(wantsHelp(['-h', '--', 'x'])).toBe(true);
+    expect(wantsHelp(['--', 'virt-launcher', '--help'])).toBe(false);
   });
 
   it('does not parse flags after the separator', () => {

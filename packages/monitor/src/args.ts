@@ -1,8 +1,9 @@
 // Command-line parsing. Two forms are accepted:
 //  * explicit:  virt-launcher-monitor [monitor flags] -- COMMAND [ARGS...]
 //    Flags before `--` that the monitor does not own (e.g. --grace-period-seconds N, a
-//    virt-launcher flag) are passed to COMMAND, inserted before ARGS, the way KubeVirt passes
-//    every flag through to the launcher.
+//    virt-launcher flag) are passed to COMMAND, appended after ARGS, the way KubeVirt passes
+//    every flag through to the launcher. After, not before: COMMAND may be an interpreter
+//    (`node cli.js …`) that would take a flag placed before its script as its own option.
 //  * KubeVirt's: virt-launcher-monitor [flags...]   (no `--`)
 //    COMMAND is /usr/bin/virt-launcher and gets every argument except the bare
 //    `--keep-after-failure`, exactly like cmd/virt-launcher-monitor. The monitor reads its own
@@ -88,6 +89,22 @@ function scanFlags(list: string[], explicit: boolean): FlagScan {
   return { own, passthrough };
 }
 
+export const USAGE = `usage: virt-launcher-monitor [--grace-period-seconds N] [--keep-after-failure] [--container-disk-dir DIR]
+                             [--qemu-stop-timeout-seconds N] [-v N] -- COMMAND [ARGS...]
+       virt-launcher-monitor [virt-launcher flags...]        (KubeVirt's form: COMMAND is ${DEFAULT_COMMAND})
+
+PID 1 of the virt-launcher pod: runs COMMAND, reaps every orphan (QEMU is re-parented here), forwards SIGTERM,
+SIGINT, SIGHUP and SIGQUIT to COMMAND as SIGTERM, exits with COMMAND's exit code (255 when it died by a signal),
+and gives any QEMU still alive SIGTERM and up to 10 s before exiting. Flags it does not own, such as
+--grace-period-seconds, are passed on to COMMAND.`;
+
+/** `--help` / `-h` before any `--`: the one flag the monitor answers itself in both forms. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const separator = argv.indexOf('--');
+  const flags = separator >= 0 ? argv.slice(0, separator) : argv;
+  return flags.includes('--help') || flags.includes('-h');
+}
+
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ParsedArgs {
   const separator = argv.indexOf('--');
   const explicit = separator >= 0;
@@ -100,7 +117,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     const rest = argv.slice(separator + 1);
     if (rest.length === 0 || !rest[0]) throw new MonitorUsageError('missing COMMAND after --', '--');
     command = rest[0];
-    args = [...passthrough, ...rest.slice(1)];
+    args = [...rest.slice(1), ...passthrough];
   }
 
   const verbosityFlag = own.get('v');

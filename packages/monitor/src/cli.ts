@@ -2,11 +2,15 @@
 // virt-launcher-monitor [flags] [-- COMMAND [ARGS...]]
 // The shebang caps the V8 heap: this process lives as long as the VM, so its footprint counts.
 // Imports are only what the monitor itself needs; node:http is loaded at exit by the istio step.
-import { parseArgs, resolveVerbosity } from './args.js';
+import { parseArgs, resolveVerbosity, USAGE, wantsHelp } from './args.js';
 import { createLogger } from './log.js';
 import { runMonitor } from './monitor.js';
 
 const env = process.env;
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 let log = createLogger();
 try {
   const args = parseArgs(process.argv.slice(2), env);
