@@ -1,10 +1,11 @@
 // Runs the reply path on synthetic requests before the socket opens. V8 compiles functions lazily and optimises
 // them only after many calls; without this the guest's first DISCOVER pays milliseconds of compilation, which is
 // most of a lease's time on the server side. A few hundred rounds take a few tens of milliseconds at start-up.
-import { type DhcpPacket, decodeDhcpPacket, encodeDhcpPacket } from './packet.js';
+import { type DhcpPacket, encodeDhcpPacket } from './packet.js';
 import { MessageType, Opt } from './options.js';
 import type { PreparedV4 } from './prepare.js';
-import { respondV4 } from './respond.js';
+import { v4Handler } from './handler.js';
+import { jsonLogger } from '../log.js';
 import { parseIPv4 } from '../addr.js';
 
 const ROUNDS = 300;
@@ -35,13 +36,11 @@ function synthetic(p: PreparedV4, type: number, xid: number): DhcpPacket {
   };
 }
 
+/** Drives the real handler, logger formatting included, with replies and log lines thrown away. */
 export function warmUpV4(p: PreparedV4): void {
   const wire = [MessageType.Discover, MessageType.Request].map((t) => encodeDhcpPacket(synthetic(p, t, t)));
-  const from = { address: '0.0.0.0', port: 68 };
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const bytes of wire) {
-      const d = respondV4(p, decodeDhcpPacket(bytes), from);
-      if (d.kind === 'reply') encodeDhcpPacket(d.packet);
-    }
-  }
+  const stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
+  const handle = v4Handler(p, jsonLogger('virt-dhcp', { write: () => {} }), () => {}, stats);
+  const from = { address: '0.0.0.0', port: 68, scopeId: 0 };
+  for (let i = 0; i < ROUNDS; i++) for (const bytes of wire) handle(bytes, from);
 }

@@ -1,0 +1,63 @@
+// One datagram in, at most one reply out. Nothing a client sends may stop the server, so everything runs inside
+// one try/catch and is only logged. Separate from the socket so the start-up warm-up can drive the same code.
+import { DhcpDecodeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { formatMac } from '../addr.js';
+import type { Peer } from '../bound-socket.js';
+import { decodeDhcpPacket } from './packet.js';
+import { MessageType } from './options.js';
+import type { PreparedV4 } from './prepare.js';
+import { type Destination, encodeDecision, respondV4 } from './respond.js';
+
+const typeNames: Record<number, string> = Object.fromEntries(
+  Object.entries(MessageType).map(([k, v]) => [v, `DHCP${k.toUpperCase()}`]),
+);
+
+export interface V4Stats {
+  received: number;
+  replied: number;
+  ignored: number;
+  malformed: number;
+}
+
+export type Send = (data: Buffer, to: Destination) => void;
+
+export function v4Handler(
+  prepared: PreparedV4,
+  logger: Logger,
+  send: Send,
+  stats: V4Stats,
+): (data: Buffer, from: Peer) => void {
+  return (data, from) => {
+    stats.received++;
+    try {
+      const req = decodeDhcpPacket(data);
+      const decision = respondV4(prepared, req, from);
+      if (decision.kind === 'ignore') {
+        stats.ignored++;
+        logger.debug('ignoring packet', { reason: decision.reason, from: from.address });
+        return;
+      }
+      if (decision.kind === 'note') {
+        logger.info(decision.msg, { ...decision.fields, mac: formatMac(req.chaddr) });
+        return;
+      }
+      send(encodeDecision(decision), decision.to);
+      stats.replied++;
+      logger.info(`sent ${typeNames[decision.type] ?? decision.type}`, {
+        mac: formatMac(req.chaddr),
+        xid: req.xid,
+        yiaddr: decision.packet.yiaddr,
+        to: decision.to.address,
+        ...(decision.note ? { reason: decision.note } : {}),
+      });
+    } catch (e) {
+      if (e instanceof DhcpDecodeError) {
+        stats.malformed++;
+        logger.debug('dropping malformed packet', { reason: e.message, offset: e.offset, from: from.address });
+      } else {
+        logger.error('failed to handle a DHCPv4 packet', { reason: (e as Error).message, from: from.address });
+      }
+    }
+  };
+}
