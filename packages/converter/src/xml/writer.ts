@@ -44,6 +44,40 @@ function indentOf(depth: number): string {
   return INDENTS[depth] as string;
 }
 
+// The document is a rope of every piece concatenated into it, and whoever sends it to libvirt has to
+// flatten that rope. Both writing and flattening cost about the same per piece (~4-5 ns), so the
+// writer keeps the count of pieces low: the pieces that repeat are made once and reused - `  <` and
+// `  </` per depth, ` key="` for a first attribute and `" key="` for the next (which closes the
+// previous value's quote) - and the last closing quote travels with the terminator (`"/>`, `">`).
+// Keys come from this package's code, so the maps stay small; the limit only guards against a future
+// caller passing data as keys.
+const PREFIX_LIMIT = 4096;
+const firstPrefixes = new Map<string, string>();
+const nextPrefixes = new Map<string, string>();
+
+function attrPrefix(key: string, first: boolean): string {
+  const map = first ? firstPrefixes : nextPrefixes;
+  let prefix = map.get(key);
+  if (prefix === undefined) {
+    prefix = (first ? ' ' : '" ') + key + '="';
+    if (map.size < PREFIX_LIMIT) map.set(key, prefix);
+  }
+  return prefix;
+}
+
+const openers: string[] = [];
+const closers: string[] = [];
+
+/** `<` indented for depth. */
+function opener(depth: number): string {
+  return (openers[depth] ??= indentOf(depth) + '<');
+}
+
+/** `</` indented for depth. */
+function closer(depth: number): string {
+  return (closers[depth] ??= indentOf(depth) + '</');
+}
+
 /**
  * Writes elements in document order with 2-space indentation, one element a line. An element opened
  * with open() is written as `<name/>` if nothing is written inside it before close(), so callers need
@@ -54,10 +88,12 @@ export class XmlWriter {
   private readonly open_: string[] = [];
   /** The last start tag still lacks its `>`: no child has been written yet. */
   private pending = false;
+  /** ... and its last attribute value still lacks its closing quote. */
+  private pendingQuote = false;
 
   /** Starts an element whose children follow; close() ends it. */
   open(name: string, attrs?: Attrs): this {
-    this.start(name, attrs);
+    this.pendingQuote = this.start(name, attrs);
     this.open_.push(name);
     this.pending = true;
     return this;
@@ -67,18 +103,19 @@ export class XmlWriter {
     const name = this.open_.pop();
     if (name === undefined) throw new Error('XmlWriter.close() without open()');
     if (this.pending) {
-      this.out += '/>\n';
+      this.out += this.pendingQuote ? '"/>\n' : '/>\n';
       this.pending = false;
     } else {
-      this.out += indentOf(this.open_.length) + '</' + name + '>\n';
+      this.out += closer(this.open_.length) + name + '>\n';
     }
     return this;
   }
 
   /** An element without children: `<name a="…"/>`, or `<name>text</name>` when text is not empty. */
   leaf(name: string, attrs?: Attrs, text?: string): this {
-    this.start(name, attrs);
-    this.out += text === undefined || text === '' ? '/>\n' : '>' + escape(text) + '</' + name + '>\n';
+    const quote = this.start(name, attrs);
+    if (text === undefined || text === '') this.out += quote ? '"/>\n' : '/>\n';
+    else this.out += (quote ? '">' : '>') + escape(text) + '</' + name + '>\n';
     return this;
   }
 
@@ -88,20 +125,24 @@ export class XmlWriter {
     return this.out;
   }
 
-  private start(name: string, attrs: Attrs | undefined): void {
+  /** Writes `<name` and the attributes; true when the last value's closing quote is still owed. */
+  private start(name: string, attrs: Attrs | undefined): boolean {
     if (this.pending) {
-      this.out += '>\n';
+      this.out += this.pendingQuote ? '">\n' : '>\n';
       this.pending = false;
     }
     // Plain + rather than template literals: measured ~1 us faster per VM A document on Node 20.
-    let tag = indentOf(this.open_.length) + '<' + name;
+    let tag = opener(this.open_.length) + name;
+    let quoteOwed = false;
     if (attrs !== undefined) {
       for (const key in attrs) {
         const value = attrs[key];
         if (value === undefined) continue;
-        tag = tag + ' ' + key + '="' + (typeof value === 'string' ? escape(value) : String(value)) + '"';
+        tag = tag + attrPrefix(key, !quoteOwed) + (typeof value === 'string' ? escape(value) : String(value));
+        quoteOwed = true;
       }
     }
     this.out += tag;
+    return quoteOwed;
   }
 }
