@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPS = Number(process.env.BENCH_REPS ?? 15);
-const DORA_ROUNDS = Number(process.env.BENCH_DORA_ROUNDS ?? 200);
+const DORA_ROUNDS = Number(process.env.BENCH_DORA_ROUNDS ?? 40);
 const CLI = fileURLToPath(new URL('../../../packages/dhcp/dist/cli.js', import.meta.url));
 const FACE = fileURLToPath(new URL('../../../packages/dhcp/dist/index.js', import.meta.url));
 const id = randomBytes(3).toString('hex');
