@@ -12,7 +12,6 @@ import { Mutex } from './lock.js';
 import type { MetadataCache } from './metadata.js';
 import { STATE } from './state.js';
 import type { SyncEnv } from './sync/env.js';
-import { syncVmi } from './sync/pipeline.js';
 
 export class DomainNotFoundError extends Error {
   constructor() {
@@ -49,7 +48,12 @@ export class DomainManager {
   }
 
   sync(request: VMIRequest): Promise<VmiView> {
-    return this.lock.run(() => syncVmi(this.env, request, this.pausedByUser));
+    return this.lock.run(async () => {
+      // The sync pipeline (context, converter adapter, storage, define/start) is loaded at the first sync:
+      // readiness does not need it, and a launcher that is never asked to sync never pays for it.
+      const { syncVmi } = await import('./sync/pipeline.js');
+      return syncVmi(this.env, request, this.pausedByUser);
+    });
   }
 
   pause(request: VMIRequest): Promise<void> {

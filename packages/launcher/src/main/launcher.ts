@@ -1,35 +1,24 @@
 // The main sequence (launcher.md §3) as named steps: directories, libvirt daemons, connection, cmd server,
 // self-ping, ready, wait for the domain, monitor QEMU, final notification, stop everything.
 import type { LauncherFlags } from '../flags.js';
-import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';
 import { log } from '../log.js';
 import { CmdServer } from '../cmd-server/server.js';
 import { selfPing } from '../cmd-server/self-ping.js';
 import { domainHandlers } from '../cmd-server/handlers.js';
-import { preloadLibvirt } from '../adapters/libvirt.js';
-import { startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
-import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { DomainManager } from '../domain/manager.js';
 import { MetadataCache } from '../domain/metadata.js';
 import { DomainEventMonitor } from '../events/domain-events.js';
 import { Notifier } from '../events/notifier.js';
 import { DhcpServers } from '../network/dhcp.js';
-import { initializeDirs } from './dirs.js';
+import { startEarly, timed } from './early-start.js';
+import type { EarlyStart } from './early-start.js';
 import { LibvirtSession } from './libvirt-session.js';
 import { monitorQemu } from './process-monitor.js';
 import { waitForFinalNotify } from './final-notify.js';
-import { trapSignals } from './signals.js';
 import type { StopSignal } from './signals.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
-
-async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const result = await fn();
-  log.info(`phase ${phase} done`, { phase, durationMs: Math.round(performance.now() - started) });
-  return result;
-}
 
 interface Running {
   flags: LauncherFlags;
@@ -75,20 +64,11 @@ async function superviseDomain(r: Running, domainName: string, localDaemons: boo
   await waitForFinalNotify(r.events, () => r.manager.kill(domainName));
 }
 
-export async function runLauncher(flags: LauncherFlags): Promise<void> {
-  const paths = resolvePaths(flags);
-  const stop = trapSignals();
-  void preloadLibvirt().catch(() => undefined); // overlaps the addon load with the daemons' start
-  if (flags.hookSidecars > 0) {
-    // Sidecars rewrite the domain; running without them would start a different VM than asked for.
-    throw new LauncherPanic(`hook sidecars are not supported (--hook-sidecars ${flags.hookSidecars})`);
-  }
-  // The daemons need none of the KubeVirt directories: create those while the daemons start.
-  const dirs = timed('directories', () => initializeDirs(paths, flags.uid));
-  dirs.catch(() => undefined); // awaited below; this only keeps an early daemon failure from hiding it
-  let daemons: LibvirtDaemons | undefined;
-  if (!flags.libvirtUri) daemons = await timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
-  await dirs;
+/** The main sequence; `early` is what cli.ts started before loading this module (see early-start.ts). */
+export async function runLauncher(flags: LauncherFlags, early: EarlyStart = startEarly(flags)): Promise<void> {
+  const { paths, stop } = early;
+  const daemons = await early.daemons;
+  await early.dirs;
   if (flags.simulateCrash) {
     await daemons?.stop();
     throw new LauncherPanic('Simulated virt-launcher crash');

@@ -1,0 +1,56 @@
+// The first steps of the main sequence, kept free of gRPC, protobuf and the libvirt binding: the libvirt
+// daemons are spawned before Node has parsed any of those, so the daemon's own start-up (~160 ms) runs while
+// this process loads the rest (launcher.md §3; the observable order of milestones is unchanged).
+import type { LauncherFlags } from '../flags.js';
+import { resolvePaths } from '../paths.js';
+import type { LauncherPaths } from '../paths.js';
+import { log } from '../log.js';
+import { LauncherPanic } from '../errors.js';
+import { startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import { preloadLibvirt } from '../adapters/libvirt.js';
+import { initializeDirs } from './dirs.js';
+import { trapSignals } from './signals.js';
+import type { StopSignal } from './signals.js';
+
+export interface EarlyStart {
+  paths: LauncherPaths;
+  stop: StopSignal;
+  /** Resolves once the directories exist. */
+  dirs: Promise<void>;
+  /** The spawned daemons; undefined when --libvirt-uri names an outside daemon. */
+  daemons: Promise<LibvirtDaemons | undefined>;
+}
+
+export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await fn();
+  // sinceStartMs counts from the process's start (performance's time origin): it shows where start-up goes.
+  const now = performance.now();
+  log.info(`phase ${phase} done`, { phase, durationMs: Math.round(now - started), sinceStartMs: Math.round(now) });
+  return result;
+}
+
+/** Spawns the daemons and creates the directories; neither waits for the other (the daemons need neither). */
+export function startEarly(flags: LauncherFlags): EarlyStart {
+  if (flags.hookSidecars > 0) {
+    // Sidecars rewrite the domain; running without them would start a different VM than asked for.
+    throw new LauncherPanic(`hook sidecars are not supported (--hook-sidecars ${flags.hookSidecars})`);
+  }
+  const paths = resolvePaths(flags);
+  const stop = trapSignals();
+  const daemons = flags.libvirtUri
+    ? Promise.resolve(undefined)
+    : timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
+  const dirs = timed('directories', () => initializeDirs(paths, flags.uid));
+  // Both are awaited by the main sequence; these only keep a rejection from being reported as unhandled
+  // while the rest of the launcher is still loading.
+  daemons.catch(() => undefined);
+  dirs.catch(() => undefined);
+  return { paths, stop, dirs, daemons };
+}
+
+/** Starts loading the libvirt binding; called once the daemons are spawned so their start overlaps it. */
+export function preloadBinding(): void {
+  void timed('binding', preloadLibvirt).catch(() => undefined);
+}
