@@ -4,7 +4,7 @@
 //  2. launcher exec -> launcher-sock against libvirtd exec -> libvirt-sock alone, both in a private root with a
 //     warm QEMU capability cache (goal <= 1.3).
 //  3. Summed RSS of monitor + launcher + libvirtd + virtlogd with a running guest, against KubeVirt's 123.6 MiB
-//     (goal <= 100 MiB).
+//     (goal <= 100 MiB); the summed PSS of the same processes beside it (shared pages counted once).
 // Progress on stderr; the last stdout line is the result JSON (CONTRIBUTING.md, "Benchmarks").
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -16,7 +16,8 @@ import { connectLauncher } from '@virt-launcher/launcher';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SANDBOX = join(repo, 'tools/sandbox/private-root.sh');
-const LAUNCHER = join(repo, 'packages/launcher/dist/cli.js');
+// BENCH_LAUNCHER points at another build of the launcher (e.g. the previous commit's) for before/after runs.
+const LAUNCHER = resolve(process.env.BENCH_LAUNCHER ?? join(repo, 'packages/launcher/dist/cli.js'));
 const MONITOR = join(repo, 'packages/monitor/dist/cli.js');
 const GUEST = join(repo, '.cache/demo-guest');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -95,8 +96,8 @@ function inRoot(root: string, cmd: string[]): ChildProcess {
 }
 let lastLog = () => '';
 
+// Both programs are exec'd as the pod's entrypoint does, so the V8 flags in their shebangs apply.
 const launcherArgs = (name: string) => [
-  process.execPath,
   LAUNCHER,
   '--run-root',
   '/',
@@ -140,15 +141,36 @@ async function stage(root: string): Promise<void> {
 }
 
 /** 2. Exec to ready socket: the launcher against libvirtd alone, alternating, warm capability cache. */
+/** Polls until libvirtd answers a connection (and a call on it), then closes it. */
+async function connectedOnce(uri: string): Promise<void> {
+  const { connect } = await import('@virt-launcher/libvirt');
+  for (;;) {
+    try {
+      const conn = await connect(uri);
+      await conn.getLibVersion();
+      await conn.close();
+      return;
+    } catch {
+      await sleep(5);
+    }
+  }
+}
+
 async function startupBench(root: string): Promise<Result> {
   const ours: number[] = [];
   const peer: number[] = [];
+  const peerConn: number[] = [];
   for (let i = 0; i <= ROUNDS; i++) {
     await rm(join(root, 'run/libvirt/libvirt-sock'), { force: true });
     let t = performance.now();
     const d = inRoot(root, ['/usr/sbin/libvirtd', '-f', '/etc/libvirt/libvirtd.conf']);
     await waitForFile(join(root, 'run/libvirt/libvirt-sock'));
     const peerMs = performance.now() - t;
+    // libvirtd binds its socket before its drivers are initialised; a connection is answered only after. The
+    // launcher cannot be ready before that point (it connects first, as KubeVirt's does): the floor, shown
+    // beside the goal's peer.
+    await connectedOnce(`qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`);
+    const peerConnMs = performance.now() - t;
     await killAll(d, root);
     await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
     t = performance.now();
@@ -159,7 +181,11 @@ async function startupBench(root: string): Promise<Result> {
     if (i === 0) continue; // the first round fills QEMU's capability cache for both
     ours.push(oursMs);
     peer.push(peerMs);
-    say(`startup round ${i}: launcher ${oursMs.toFixed(0)} ms, libvirtd ${peerMs.toFixed(0)} ms`);
+    peerConn.push(peerConnMs);
+    say(
+      `startup round ${i}: launcher ${oursMs.toFixed(0)} ms, libvirtd socket ${peerMs.toFixed(0)} ms, ` +
+        `libvirtd first answered connection ${peerConnMs.toFixed(0)} ms`,
+    );
   }
   const o = median(ours);
   const p = median(peer);
@@ -171,7 +197,9 @@ async function startupBench(root: string): Promise<Result> {
     ratio: +(o / p).toFixed(3),
     goal: '<= 1.3',
     peerName: 'libvirtd exec -> libvirt-sock',
-    note: `median of ${ROUNDS}, private root, warm QEMU capability cache`,
+    note:
+      `median of ${ROUNDS}, private root, warm QEMU capability cache; libvirtd exec -> first answered ` +
+      `connection: ${median(peerConn).toFixed(0)} ms (floor for a launcher that connects before ready)`,
   };
 }
 
@@ -230,15 +258,18 @@ async function syncBench(root: string): Promise<Result> {
   };
 }
 
-async function rssKiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+/** RSS and PSS in KiB. PSS splits shared pages (the node binary mapped by both Node processes, libvirt.so
+ *  mapped by the launcher and the daemons) between their users, so its sum counts each page once. */
+async function memKiB(pid: number): Promise<{ rss: number; pss: number }> {
+  const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+  return { rss: field('Rss'), pss: field('Pss') };
 }
 
 /** 3. Summed RSS of the pod's own processes (not QEMU) with a guest running. */
-async function rssBench(root: string): Promise<Result> {
+async function rssBench(root: string): Promise<Result[]> {
   await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
-  const m = inRoot(root, [process.execPath, MONITOR, '--', ...launcherArgs('rss')]);
+  const m = inRoot(root, [MONITOR, '--', ...launcherArgs('rss')]);
   await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
   const client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
   try {
@@ -246,32 +277,50 @@ async function rssBench(root: string): Promise<Result> {
     if (!res.success) throw new Error(`sync failed: ${res.message}`);
     await sleep(8000); // let the guest boot and the daemons settle
     let total = 0;
+    let totalPss = 0;
     const parts: string[] = [];
+    const pssParts: string[] = [];
     // The wrapper execs its command, so the spawned PID is the monitor itself.
     for (const pid of [m.pid ?? 0, ...(await descendants(m.pid ?? 0))]) {
       const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
-      const who = cmd.some((c) => c.endsWith('monitor/dist/cli.js'))
+      const who = cmd.includes(MONITOR)
         ? 'monitor'
-        : cmd.some((c) => c.endsWith('launcher/dist/cli.js'))
+        : cmd.includes(LAUNCHER)
           ? 'launcher'
           : /libvirtd|virtlogd|virtqemud/.exec(cmd[0] ?? '')?.[0];
       if (!who) continue;
-      const kib = await rssKiB(pid);
-      total += kib;
-      parts.push(`${who} ${(kib / 1024).toFixed(1)}`);
+      const kib = await memKiB(pid);
+      total += kib.rss;
+      totalPss += kib.pss;
+      parts.push(`${who} ${(kib.rss / 1024).toFixed(1)}`);
+      pssParts.push(`${who} ${(kib.pss / 1024).toFixed(1)}`);
     }
-    say(`RSS: ${parts.join(', ')} MiB`);
+    say(`RSS: ${parts.join(', ')} MiB; PSS: ${pssParts.join(', ')} MiB`);
     const mib = total / 1024;
-    return {
-      name: 'RSS monitor + launcher + libvirt daemons, guest running',
-      ours: +mib.toFixed(1),
-      peer: 123.6,
-      unit: 'MiB',
-      ratio: +(mib / 123.6).toFixed(3),
-      goal: 'ours <= 100 MiB',
-      peerName: 'KubeVirt virt-launcher pod (reference figure)',
-      note: parts.join(', '),
-    };
+    const pssMib = totalPss / 1024;
+    return [
+      {
+        name: 'RSS monitor + launcher + libvirt daemons, guest running',
+        ours: +mib.toFixed(1),
+        peer: 123.6,
+        unit: 'MiB',
+        ratio: +(mib / 123.6).toFixed(3),
+        goal: 'ours <= 100 MiB',
+        peerName: 'KubeVirt virt-launcher pod (reference figure)',
+        note: parts.join(', '),
+      },
+      {
+        // Not the issue's measure (that is RSS): the same processes with shared pages counted once.
+        name: 'PSS monitor + launcher + libvirt daemons, guest running',
+        ours: +pssMib.toFixed(1),
+        peer: 123.6,
+        unit: 'MiB',
+        ratio: +(pssMib / 123.6).toFixed(3),
+        goal: 'informational (goal is on RSS)',
+        peerName: 'KubeVirt virt-launcher pod (reference figure is RSS)',
+        note: pssParts.join(', '),
+      },
+    ];
   } finally {
     client.close();
     await killAll(m, root);
@@ -283,8 +332,13 @@ async function main(): Promise<void> {
   const root = await mkdtemp('/tmp/vlt-bench-launcher-');
   try {
     await stage(root);
-    const results = [await syncBench(root), await startupBench(root)];
-    if (existsSync(MONITOR)) results.push(await rssBench(root));
+    // BENCH_ONLY=startup,rss runs a subset (for quick before/after checks); the default is all three.
+    const only = (process.env.BENCH_ONLY ?? 'sync,startup,rss').split(',');
+    const results: Result[] = [];
+    if (only.includes('sync')) results.push(await syncBench(root));
+    if (only.includes('startup')) results.push(await startupBench(root));
+    if (!only.includes('rss')) say('RSS skipped (BENCH_ONLY)');
+    else if (existsSync(MONITOR)) results.push(...(await rssBench(root)));
     else say('monitor not built: RSS skipped');
     await stat(root);
     process.stdout.write(JSON.stringify({ suite: 'launcher', results }) + '\n');
