@@ -62,19 +62,29 @@ async function main(): Promise<void> {
     }
     const cached = await measure('cached', dir, backing, false);
     const cold = await measure('cold', dir, backing, true);
-    const row = (name: string, pair: Pair, note: string) => ({
+    const row = (name: string, pair: Pair, note: string, goal: string) => ({
       name,
       ours: Math.round(pair.ours),
       peer: Math.round(pair.peer),
       unit: 'ms',
       ratio: Number((pair.ours / pair.peer).toFixed(3)),
-      goal: '<= 1.1',
+      goal,
       peerName: '100x qemu-img create -b -F raw',
       note,
     });
     const results = [
-      row('100 write layers (backing facts cached per file)', cached, 'one qemu-img info for the first layer only'),
-      row('100 write layers (cache cleared: info + create each)', cold, 'report: worst case, one inspection per layer'),
+      row(
+        '100 write layers (backing facts cached per file)',
+        cached,
+        'one qemu-img info for the first layer only',
+        '<= 1.1',
+      ),
+      row(
+        '100 write layers (cache cleared: info + create each)',
+        cold,
+        'worst case, one inspection per layer (the goal applies to the row above)',
+        'report only',
+      ),
     ];
     process.stdout.write(`${JSON.stringify({ suite: 'ephemeral-disk', results })}\n`);
   } finally {
