@@ -305,9 +305,10 @@ async function rssBench(root: string): Promise<Result[]> {
         peer: 123.6,
         unit: 'MiB',
         ratio: +(mib / 123.6).toFixed(3),
-        goal: 'ours <= 100 MiB',
+        // The issue's goal is 100 MiB; as a ratio to the reference (what the report reads) that is <= 0.809.
+        goal: `<= ${(100 / 123.6).toFixed(3)}`,
         peerName: 'KubeVirt virt-launcher pod (reference figure)',
-        note: parts.join(', '),
+        note: `goal: ours <= 100 MiB; ${parts.join(', ')}`,
       },
       {
         // Not the issue's measure (that is RSS): the same processes with shared pages counted once.
@@ -316,9 +317,9 @@ async function rssBench(root: string): Promise<Result[]> {
         peer: 123.6,
         unit: 'MiB',
         ratio: +(pssMib / 123.6).toFixed(3),
-        goal: 'informational (goal is on RSS)',
+        goal: 'report only',
         peerName: 'KubeVirt virt-launcher pod (reference figure is RSS)',
-        note: pssParts.join(', '),
+        note: `the goal is on RSS (row above); ${pssParts.join(', ')}`,
       },
     ];
   } finally {
