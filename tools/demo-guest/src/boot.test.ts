@@ -96,9 +96,9 @@ describe('boot under TCG', () => {
     running.push(g);
 
     await g.waitFor(/VLT-GUEST: booted/, BOOT_BOUND_MS);
-    const disk = await g.waitFor(/VLT-GUEST: containerdisk (\S+)/, BOOT_BOUND_MS);
+    const disk = await g.waitFor(/VLT-GUEST: containerdisk (\S+)\r?\n/, BOOT_BOUND_MS);
     expect(disk[1]).toBe(guest.containerDiskMarker);
-    const ci = await g.waitFor(/VLT-GUEST: cloud-init instance-id=(\S+)/, BOOT_BOUND_MS);
+    const ci = await g.waitFor(/VLT-GUEST: cloud-init instance-id=(\S+)\r?\n/, BOOT_BOUND_MS);
     expect(ci[1]).toBe(instanceId);
     await g.waitFor(new RegExp(`user-data says ${token}`), BOOT_BOUND_MS);
     await g.waitFor(/VLT-GUEST: cloud-init user-data exit=0/, BOOT_BOUND_MS);
@@ -137,7 +137,7 @@ describe('boot under TCG', () => {
     try {
       await g.waitFor(/VLT-GUEST: user-data hello from demo/, BOOT_BOUND_MS);
       const lease = await g.waitFor(
-        /VLT-GUEST: lease ip=(\S+) router=(\S+) dns=(\S+) mtu=(\S*) search=/,
+        /VLT-GUEST: lease ip=(\S+) router=(\S+) dns=(\S+) mtu=(\S*) search=\S*\r?\n/,
         BOOT_BOUND_MS,
       );
       expect(lease.slice(1, 4)).toEqual(['10.0.2.15', '10.0.2.2', '10.0.2.3']);
