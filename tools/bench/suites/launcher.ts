@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from '@virt-launcher/launcher';
+import type { BenchResult as Result } from '../src/suite-result.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SANDBOX = join(repo, 'tools/sandbox/private-root.sh');
@@ -22,17 +23,6 @@ const MONITOR = join(repo, 'packages/monitor/dist/cli.js');
 const GUEST = join(repo, '.cache/demo-guest');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const say = (s: string) => process.stderr.write(`launcher bench: ${s}\n`);
-
-interface Result {
-  name: string;
-  ours: number;
-  peer: number;
-  unit: string;
-  ratio: number;
-  goal: string;
-  peerName: string;
-  note?: string;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

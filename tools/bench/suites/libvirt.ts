@@ -10,23 +10,13 @@ import { fileURLToPath } from 'node:url';
 
 import { connect } from '@virt-launcher/libvirt';
 import type { Connection } from '@virt-launcher/libvirt';
+import type { BenchResult as Result } from '../src/suite-result.js';
 
 const SANDBOX = resolve(dirname(fileURLToPath(import.meta.url)), '../../sandbox/private-root.sh');
 const CYCLES = 300;
 const PER_PROCESS_CYCLES = 20;
 const LANES = 16;
 const ROUNDS = 3;
-
-interface Result {
-  name: string;
-  ours: number;
-  peer: number;
-  unit: string;
-  ratio: number;
-  goal: string;
-  peerName: string;
-  note: string;
-}
 
 const progress = (msg: string): void => void process.stderr.write(`[libvirt] ${msg}\n`);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

@@ -10,20 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchResult as Result } from '../src/suite-result.js';
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../../../packages/monitor/dist/cli.js');
 const ORPHANS = [50, 200];
 const ROUNDS = 5;
 const MiB = 1024;
-
-interface Result {
-  name: string;
-  ours: number;
-  peer: number;
-  unit: string;
-  ratio: number;
-  goal: string;
-}
 
 const progress = (msg: string): void => void process.stderr.write(`[monitor] ${msg}\n`);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
