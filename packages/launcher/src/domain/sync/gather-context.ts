@@ -34,15 +34,15 @@ async function containerDiskInfo(env: SyncEnv, vmi: VmiView): Promise<ConverterC
   for (const { v, index } of disks) {
     const path = join(env.paths.containerDiskDir, `disk_${index}.img`);
     const facts = await eph.inspectImage(path);
-    if (facts.format !== 'raw' && !(facts.format === 'qcow2' && !facts.backingFilename)) {
+    if (facts.format !== 'raw' && !(facts.format === 'qcow2' && !facts.backingFile)) {
       throw new InvalidRequestError(
-        `container disk ${v.name}: unsupported image format ${facts.format}${facts.backingFilename ? ' with a backing file' : ''}`,
+        `container disk ${v.name}: unsupported image format ${facts.format}${facts.backingFile ? ' with a backing file' : ''}`,
         v.name,
       );
     }
     info[v.name] = {
       format: facts.format,
-      backingFilename: facts.backingFilename ?? '',
+      backingFilename: facts.backingFile ?? '',
       actualSize: BigInt(facts.actualSize ?? 0),
       virtualSize: BigInt(facts.virtualSize),
     };
