@@ -1,4 +1,7 @@
-// The one place that knows @virt-launcher/converter's face (loaded at run time, see adapters/libvirt.ts).
+// The one place that knows @virt-launcher/converter's face. It is loaded at the first SyncVirtualMachine, not at
+// start-up (readiness does not need it); the literal specifier keeps the call type-checked against the real face.
+import type { HostDevice, VolumeStatus } from '@virt-launcher/converter';
+
 export interface ConverterPaths {
   kubevirtPrivateDir?: string;
   ephemeralDiskDir?: string;
@@ -19,8 +22,8 @@ export interface ConverterContext {
   cpuSet: number[];
   isBlockPvc: Record<string, boolean>;
   isBlockDv: Record<string, boolean>;
-  hotplugVolumes: Record<string, unknown>;
-  permanentVolumes: Record<string, unknown>;
+  hotplugVolumes: Record<string, VolumeStatus>;
+  permanentVolumes: Record<string, VolumeStatus>;
   disksInfo: Record<string, { format: string; backingFilename: string; actualSize: bigint; virtualSize: bigint }>;
   smbios?: { manufacturer: string; product: string; version: string; sku: string; family: string };
   efiConfiguration?: undefined;
@@ -39,9 +42,9 @@ export interface ConverterContext {
   applyCbt: Record<string, string>;
   hotplugPorts?: boolean;
   nonRoot: boolean;
-  genericHostDevices: unknown[];
-  gpuHostDevices: unknown[];
-  sriovDevices: unknown[];
+  genericHostDevices: HostDevice[];
+  gpuHostDevices: HostDevice[];
+  sriovDevices: HostDevice[];
 }
 
 export interface ConvertResult {
@@ -49,26 +52,7 @@ export interface ConvertResult {
   domainName: string;
 }
 
-interface ConverterFace {
-  convertRequest(req: { vmiJson: Buffer; context: ConverterContext }): ConvertResult | Promise<ConvertResult>;
-}
-
-export class ConverterUnavailableError extends Error {
-  constructor() {
-    super('@virt-launcher/converter has no convertRequest() yet (its face has not landed)');
-    this.name = 'ConverterUnavailableError';
-  }
-}
-
 export async function convertVmi(vmiJson: Buffer, context: ConverterContext): Promise<ConvertResult> {
-  const face = (await import(
-    /* resolved at run time */ faceName('@virt-launcher/converter')
-  )) as unknown as Partial<ConverterFace>;
-  if (typeof face.convertRequest !== 'function') throw new ConverterUnavailableError();
-  return face.convertRequest({ vmiJson, context });
-}
-
-/** A non-literal specifier: tsc must not require the package's dist/ to type-check the launcher. */
-function faceName(name: string): string {
-  return name;
+  const face = await import('@virt-launcher/converter');
+  return face.convertRequest({ vmiJson, context: face.ConverterContext.fromPartial(context) });
 }

@@ -4,6 +4,8 @@
 // builds KubeVirt's masquerade config itself. The dhcp_started-<podIface> marker prevents a second start.
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type * as Dhcp from '@virt-launcher/dhcp';
+import type { ServerConfig } from '@virt-launcher/dhcp';
 import { log } from '../log.js';
 import type { LauncherPaths } from '../paths.js';
 import type { VmiView } from '../vmi.js';
@@ -12,14 +14,11 @@ export interface DhcpHandle {
   close(): Promise<void>;
 }
 
-interface DhcpFace {
-  startDhcpServer(config: unknown): Promise<DhcpHandle>;
-  ServerConfig: { decode(bytes: Uint8Array): unknown; fromJSON(json: unknown): unknown };
-}
+type DhcpFace = typeof Dhcp;
 
+/** Loaded only when a masquerade NIC needs a server; the literal specifier keeps the face type-checked. */
 async function loadDhcp(): Promise<DhcpFace> {
-  const name = '@virt-launcher/dhcp';
-  return (await import(name)) as DhcpFace;
+  return import('@virt-launcher/dhcp');
 }
 
 const exists = (path: string) =>
@@ -83,7 +82,7 @@ export class DhcpServers {
     return { mtu: Number(mtuText.trim()) || 0, ...parseResolvConf(resolv) };
   }
 
-  private async configFor(face: DhcpFace, podIface: string, vmi: VmiView): Promise<unknown> {
+  private async configFor(face: DhcpFace, podIface: string, vmi: VmiView): Promise<ServerConfig> {
     const base = join(this.paths.privateDir, `vif-cache-${podIface}`);
     const pb = await readFile(`${base}.pb`).catch(() => undefined);
     if (pb) return face.ServerConfig.decode(pb);

@@ -39,6 +39,7 @@ async function prepareVolume(env: SyncEnv, eph: Eph, vmi: VmiView, v: VolumeView
   } else if (v.cloudInitNoCloud || v.cloudInitConfigDrive) {
     log.info('Starting PreCloudInitIso hook');
     const source = (v.cloudInitNoCloud ?? v.cloudInitConfigDrive) as Record<string, unknown>;
+    const text = (value: unknown): string => (typeof value === 'string' ? value : '');
     const secretDir = (ref: unknown, suffix: string) =>
       ref ? join(env.paths.privateDir, 'secret', `${v.name}${suffix}`) : '';
     await eph.createCloudInitIso({
@@ -46,11 +47,11 @@ async function prepareVolume(env: SyncEnv, eph: Eph, vmi: VmiView, v: VolumeView
       namespace: vmi.namespace,
       name: vmi.name,
       type: v.cloudInitNoCloud ? 1 : 2,
-      userData: source.userData ?? '',
-      userDataBase64: source.userDataBase64 ?? '',
+      userData: text(source.userData),
+      userDataBase64: text(source.userDataBase64),
       userDataSecretDir: secretDir(source.secretRef, ''),
-      networkData: source.networkData ?? '',
-      networkDataBase64: source.networkDataBase64 ?? '',
+      networkData: text(source.networkData),
+      networkDataBase64: text(source.networkDataBase64),
       networkDataSecretDir: secretDir(source.networkDataSecretRef, '-ndata'),
       metaData: {
         instanceId: '',
