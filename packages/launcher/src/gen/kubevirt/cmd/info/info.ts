@@ -5,7 +5,7 @@
 // source: kubevirt/cmd/info/info.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -17,18 +17,19 @@ import {
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+} from "@grpc/grpc-js";
 
-export const protobufPackage = 'kubevirt.cmd.info';
+export const protobufPackage = "kubevirt.cmd.info";
 
-export const protobufFileName = 'kubevirt/cmd/info/info.proto';
+export const protobufFileName = "kubevirt/cmd/info/info.proto";
 
 /**
  * Version handshake of the handler -> launcher command channel.
  * Package, service and field numbers follow KubeVirt's wire contract (../../shared/spec/cmd-contract.md §2).
  */
 
-export interface CmdInfoRequest {}
+export interface CmdInfoRequest {
+}
 
 export interface CmdInfoResponse {
   supportedCmdVersions: number[];
@@ -47,7 +48,7 @@ export const CmdInfoRequest: MessageFns<CmdInfoRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -106,7 +107,7 @@ export const CmdInfoResponse: MessageFns<CmdInfoResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -174,7 +175,7 @@ export const CmdInfoResponse: MessageFns<CmdInfoResponse> = {
 export type CmdInfoService = typeof CmdInfoService;
 export const CmdInfoService = {
   info: {
-    path: '/kubevirt.cmd.info.CmdInfo/Info' as const,
+    path: "/kubevirt.cmd.info.CmdInfo/Info" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: CmdInfoRequest): Buffer => Buffer.from(CmdInfoRequest.encode(value).finish()),
@@ -206,7 +207,7 @@ export interface CmdInfoClient extends Client {
   ): ClientUnaryCall;
 }
 
-export const CmdInfoClient = makeGenericClientConstructor(CmdInfoService, 'kubevirt.cmd.info.CmdInfo') as unknown as {
+export const CmdInfoClient = makeGenericClientConstructor(CmdInfoService, "kubevirt.cmd.info.CmdInfo") as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): CmdInfoClient;
   service: typeof CmdInfoService;
   serviceName: string;
@@ -214,21 +215,14 @@ export const CmdInfoClient = makeGenericClientConstructor(CmdInfoService, 'kubev
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 export interface MessageFns<T> {

@@ -5,7 +5,7 @@
 // source: kubevirt/cmd/v1/cmd.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -17,11 +17,11 @@ import {
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+} from "@grpc/grpc-js";
 
-export const protobufPackage = 'kubevirt.cmd.v1';
+export const protobufPackage = "kubevirt.cmd.v1";
 
-export const protobufFileName = 'kubevirt/cmd/v1/cmd.proto';
+export const protobufFileName = "kubevirt/cmd/v1/cmd.proto";
 
 /**
  * The handler -> launcher command service. Every package, service, method and message name and every
@@ -30,7 +30,8 @@ export const protobufFileName = 'kubevirt/cmd/v1/cmd.proto';
  * they decide the JSON names; the wire only cares about numbers and types.
  */
 
-export interface EmptyRequest {}
+export interface EmptyRequest {
+}
 
 export interface VMI {
   /** encoding/json of the whole kubevirt.io/v1 VirtualMachineInstance. */
@@ -90,7 +91,9 @@ export interface FreezeRequest {
 }
 
 export interface MigrationRequest {
-  vmi: VMI | undefined;
+  vmi:
+    | VMI
+    | undefined;
   /** JSON of the handler's MigrationOptions (Go field names). */
   options: Buffer;
 }
@@ -160,12 +163,16 @@ export interface VirtualMachineOptions {
   VirtualMachineSMBios: SMBios | undefined;
   MemBalloonStatsPeriod: number;
   PreallocatedVolumes: string[];
-  topology: Topology | undefined;
+  topology:
+    | Topology
+    | undefined;
   /** Deprecated by KubeVirt; the handler sends an empty map. */
   DisksInfo: { [key: string]: DiskInfo };
   /** Deprecated by KubeVirt. */
   ExpandDisksEnabled: boolean;
-  clusterConfig: ClusterConfig | undefined;
+  clusterConfig:
+    | ClusterConfig
+    | undefined;
   /** Interface name -> "tap" for masquerade, bridge and tap binding plugins. */
   interfaceDomainAttachment: { [key: string]: string };
   interfaceMigration: { [key: string]: InterfaceBindingMigration };
@@ -251,37 +258,53 @@ export interface InterfaceBindingMigration {
 }
 
 /** GetVMStats: every request field is an empty marker; presence means "requested". */
-export interface DomainStatsRequest {}
+export interface DomainStatsRequest {
+}
 
-export interface DirtyRateRequest {}
+export interface DirtyRateRequest {
+}
 
-export interface AgentLoadRequest {}
+export interface AgentLoadRequest {
+}
 
-export interface AgentCpuStatsRequest {}
+export interface AgentCpuStatsRequest {
+}
 
-export interface AgentDiskStatsRequest {}
+export interface AgentDiskStatsRequest {
+}
 
-export interface AgentTimeRequest {}
+export interface AgentTimeRequest {
+}
 
-export interface AgentVcpusRequest {}
+export interface AgentVcpusRequest {
+}
 
-export interface AgentMemoryBlockInfoRequest {}
+export interface AgentMemoryBlockInfoRequest {
+}
 
-export interface AgentUsersRequest {}
+export interface AgentUsersRequest {
+}
 
-export interface AgentOsInfoRequest {}
+export interface AgentOsInfoRequest {
+}
 
-export interface AgentDisksRequest {}
+export interface AgentDisksRequest {
+}
 
-export interface AgentHostNameRequest {}
+export interface AgentHostNameRequest {
+}
 
-export interface AgentTimezoneRequest {}
+export interface AgentTimezoneRequest {
+}
 
-export interface AgentNetworkRouteRequest {}
+export interface AgentNetworkRouteRequest {
+}
 
-export interface AgentNetworkInterfacesRequest {}
+export interface AgentNetworkInterfacesRequest {
+}
 
-export interface AgentMemoryBlocksRequest {}
+export interface AgentMemoryBlocksRequest {
+}
 
 export interface VMStatsRequest {
   domainStats: DomainStatsRequest | undefined;
@@ -336,7 +359,7 @@ export const EmptyRequest: MessageFns<EmptyRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -391,7 +414,7 @@ export const VMI: MessageFns<VMI> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -461,7 +484,7 @@ export const VMIRequest: MessageFns<VMIRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -521,17 +544,16 @@ export const VMIRequest: MessageFns<VMIRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<VMIRequest>, I>>(object: I): VMIRequest {
     const message = createBaseVMIRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
-    message.options =
-      object.options !== undefined && object.options !== null
-        ? VirtualMachineOptions.fromPartial(object.options)
-        : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
+    message.options = (object.options !== undefined && object.options !== null)
+      ? VirtualMachineOptions.fromPartial(object.options)
+      : undefined;
     return message;
   },
 };
 
 function createBaseResponse(): Response {
-  return { success: false, message: '' };
+  return { success: false, message: "" };
 }
 
 export const Response: MessageFns<Response> = {
@@ -539,7 +561,7 @@ export const Response: MessageFns<Response> = {
     if (message.success !== false) {
       writer.uint32(8).bool(message.success);
     }
-    if (message.message !== '') {
+    if (message.message !== "") {
       writer.uint32(18).string(message.message);
     }
     return writer;
@@ -549,7 +571,7 @@ export const Response: MessageFns<Response> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -589,7 +611,7 @@ export const Response: MessageFns<Response> = {
   fromJSON(object: any): Response {
     return {
       success: isSet(object.success) ? globalThis.Boolean(object.success) : false,
-      message: isSet(object.message) ? globalThis.String(object.message) : '',
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
     };
   },
 
@@ -598,7 +620,7 @@ export const Response: MessageFns<Response> = {
     if (message.success !== false) {
       obj.success = message.success;
     }
-    if (message.message !== '') {
+    if (message.message !== "") {
       obj.message = message.message;
     }
     return obj;
@@ -610,13 +632,13 @@ export const Response: MessageFns<Response> = {
   fromPartial<I extends Exact<DeepPartial<Response>, I>>(object: I): Response {
     const message = createBaseResponse();
     message.success = object.success ?? false;
-    message.message = object.message ?? '';
+    message.message = object.message ?? "";
     return message;
   },
 };
 
 function createBaseDomainResponse(): DomainResponse {
-  return { response: undefined, domain: '' };
+  return { response: undefined, domain: "" };
 }
 
 export const DomainResponse: MessageFns<DomainResponse> = {
@@ -624,7 +646,7 @@ export const DomainResponse: MessageFns<DomainResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.domain !== '') {
+    if (message.domain !== "") {
       writer.uint32(18).string(message.domain);
     }
     return writer;
@@ -634,7 +656,7 @@ export const DomainResponse: MessageFns<DomainResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -674,7 +696,7 @@ export const DomainResponse: MessageFns<DomainResponse> = {
   fromJSON(object: any): DomainResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      domain: isSet(object.domain) ? globalThis.String(object.domain) : '',
+      domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
     };
   },
 
@@ -683,7 +705,7 @@ export const DomainResponse: MessageFns<DomainResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.domain !== '') {
+    if (message.domain !== "") {
       obj.domain = message.domain;
     }
     return obj;
@@ -694,15 +716,16 @@ export const DomainResponse: MessageFns<DomainResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<DomainResponse>, I>>(object: I): DomainResponse {
     const message = createBaseDomainResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.domain = object.domain ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.domain = object.domain ?? "";
     return message;
   },
 };
 
 function createBaseDomainStatsResponse(): DomainStatsResponse {
-  return { response: undefined, domainStats: '' };
+  return { response: undefined, domainStats: "" };
 }
 
 export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
@@ -710,7 +733,7 @@ export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.domainStats !== '') {
+    if (message.domainStats !== "") {
       writer.uint32(18).string(message.domainStats);
     }
     return writer;
@@ -720,7 +743,7 @@ export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -760,7 +783,7 @@ export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
   fromJSON(object: any): DomainStatsResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      domainStats: isSet(object.domainStats) ? globalThis.String(object.domainStats) : '',
+      domainStats: isSet(object.domainStats) ? globalThis.String(object.domainStats) : "",
     };
   },
 
@@ -769,7 +792,7 @@ export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.domainStats !== '') {
+    if (message.domainStats !== "") {
       obj.domainStats = message.domainStats;
     }
     return obj;
@@ -780,15 +803,16 @@ export const DomainStatsResponse: MessageFns<DomainStatsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<DomainStatsResponse>, I>>(object: I): DomainStatsResponse {
     const message = createBaseDomainStatsResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.domainStats = object.domainStats ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.domainStats = object.domainStats ?? "";
     return message;
   },
 };
 
 function createBaseQemuVersionResponse(): QemuVersionResponse {
-  return { response: undefined, version: '' };
+  return { response: undefined, version: "" };
 }
 
 export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
@@ -796,7 +820,7 @@ export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       writer.uint32(18).string(message.version);
     }
     return writer;
@@ -806,7 +830,7 @@ export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -846,7 +870,7 @@ export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
   fromJSON(object: any): QemuVersionResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      version: isSet(object.version) ? globalThis.String(object.version) : '',
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
     };
   },
 
@@ -855,7 +879,7 @@ export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       obj.version = message.version;
     }
     return obj;
@@ -866,23 +890,24 @@ export const QemuVersionResponse: MessageFns<QemuVersionResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<QemuVersionResponse>, I>>(object: I): QemuVersionResponse {
     const message = createBaseQemuVersionResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.version = object.version ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.version = object.version ?? "";
     return message;
   },
 };
 
 function createBaseExecRequest(): ExecRequest {
-  return { domainName: '', Command: '', Args: [], timeoutSeconds: 0 };
+  return { domainName: "", Command: "", Args: [], timeoutSeconds: 0 };
 }
 
 export const ExecRequest: MessageFns<ExecRequest> = {
   encode(message: ExecRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       writer.uint32(10).string(message.domainName);
     }
-    if (message.Command !== '') {
+    if (message.Command !== "") {
       writer.uint32(18).string(message.Command);
     }
     for (const v of message.Args) {
@@ -898,7 +923,7 @@ export const ExecRequest: MessageFns<ExecRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -953,8 +978,8 @@ export const ExecRequest: MessageFns<ExecRequest> = {
 
   fromJSON(object: any): ExecRequest {
     return {
-      domainName: isSet(object.domainName) ? globalThis.String(object.domainName) : '',
-      Command: isSet(object.Command) ? globalThis.String(object.Command) : '',
+      domainName: isSet(object.domainName) ? globalThis.String(object.domainName) : "",
+      Command: isSet(object.Command) ? globalThis.String(object.Command) : "",
       Args: globalThis.Array.isArray(object?.Args) ? object.Args.map((e: any) => globalThis.String(e)) : [],
       timeoutSeconds: isSet(object.timeoutSeconds) ? globalThis.Number(object.timeoutSeconds) : 0,
     };
@@ -962,10 +987,10 @@ export const ExecRequest: MessageFns<ExecRequest> = {
 
   toJSON(message: ExecRequest): unknown {
     const obj: any = {};
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       obj.domainName = message.domainName;
     }
-    if (message.Command !== '') {
+    if (message.Command !== "") {
       obj.Command = message.Command;
     }
     if (message.Args?.length) {
@@ -982,8 +1007,8 @@ export const ExecRequest: MessageFns<ExecRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ExecRequest>, I>>(object: I): ExecRequest {
     const message = createBaseExecRequest();
-    message.domainName = object.domainName ?? '';
-    message.Command = object.Command ?? '';
+    message.domainName = object.domainName ?? "";
+    message.Command = object.Command ?? "";
     message.Args = object.Args?.map((e) => e) || [];
     message.timeoutSeconds = object.timeoutSeconds ?? 0;
     return message;
@@ -991,7 +1016,7 @@ export const ExecRequest: MessageFns<ExecRequest> = {
 };
 
 function createBaseExecResponse(): ExecResponse {
-  return { response: undefined, exitCode: 0, stdOut: '' };
+  return { response: undefined, exitCode: 0, stdOut: "" };
 }
 
 export const ExecResponse: MessageFns<ExecResponse> = {
@@ -1002,7 +1027,7 @@ export const ExecResponse: MessageFns<ExecResponse> = {
     if (message.exitCode !== 0) {
       writer.uint32(16).int32(message.exitCode);
     }
-    if (message.stdOut !== '') {
+    if (message.stdOut !== "") {
       writer.uint32(26).string(message.stdOut);
     }
     return writer;
@@ -1012,7 +1037,7 @@ export const ExecResponse: MessageFns<ExecResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1061,7 +1086,7 @@ export const ExecResponse: MessageFns<ExecResponse> = {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
       exitCode: isSet(object.exitCode) ? globalThis.Number(object.exitCode) : 0,
-      stdOut: isSet(object.stdOut) ? globalThis.String(object.stdOut) : '',
+      stdOut: isSet(object.stdOut) ? globalThis.String(object.stdOut) : "",
     };
   },
 
@@ -1073,7 +1098,7 @@ export const ExecResponse: MessageFns<ExecResponse> = {
     if (message.exitCode !== 0) {
       obj.exitCode = Math.round(message.exitCode);
     }
-    if (message.stdOut !== '') {
+    if (message.stdOut !== "") {
       obj.stdOut = message.stdOut;
     }
     return obj;
@@ -1084,21 +1109,22 @@ export const ExecResponse: MessageFns<ExecResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ExecResponse>, I>>(object: I): ExecResponse {
     const message = createBaseExecResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
     message.exitCode = object.exitCode ?? 0;
-    message.stdOut = object.stdOut ?? '';
+    message.stdOut = object.stdOut ?? "";
     return message;
   },
 };
 
 function createBaseGuestPingRequest(): GuestPingRequest {
-  return { domainName: '', timeoutSeconds: 0 };
+  return { domainName: "", timeoutSeconds: 0 };
 }
 
 export const GuestPingRequest: MessageFns<GuestPingRequest> = {
   encode(message: GuestPingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       writer.uint32(10).string(message.domainName);
     }
     if (message.timeoutSeconds !== 0) {
@@ -1111,7 +1137,7 @@ export const GuestPingRequest: MessageFns<GuestPingRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1150,14 +1176,14 @@ export const GuestPingRequest: MessageFns<GuestPingRequest> = {
 
   fromJSON(object: any): GuestPingRequest {
     return {
-      domainName: isSet(object.domainName) ? globalThis.String(object.domainName) : '',
+      domainName: isSet(object.domainName) ? globalThis.String(object.domainName) : "",
       timeoutSeconds: isSet(object.timeoutSeconds) ? globalThis.Number(object.timeoutSeconds) : 0,
     };
   },
 
   toJSON(message: GuestPingRequest): unknown {
     const obj: any = {};
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       obj.domainName = message.domainName;
     }
     if (message.timeoutSeconds !== 0) {
@@ -1171,7 +1197,7 @@ export const GuestPingRequest: MessageFns<GuestPingRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestPingRequest>, I>>(object: I): GuestPingRequest {
     const message = createBaseGuestPingRequest();
-    message.domainName = object.domainName ?? '';
+    message.domainName = object.domainName ?? "";
     message.timeoutSeconds = object.timeoutSeconds ?? 0;
     return message;
   },
@@ -1193,7 +1219,7 @@ export const GuestPingResponse: MessageFns<GuestPingResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1239,8 +1265,9 @@ export const GuestPingResponse: MessageFns<GuestPingResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestPingResponse>, I>>(object: I): GuestPingResponse {
     const message = createBaseGuestPingResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
     return message;
   },
 };
@@ -1264,7 +1291,7 @@ export const FreezeRequest: MessageFns<FreezeRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1326,7 +1353,7 @@ export const FreezeRequest: MessageFns<FreezeRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<FreezeRequest>, I>>(object: I): FreezeRequest {
     const message = createBaseFreezeRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
     message.unfreezeTimeoutSeconds = object.unfreezeTimeoutSeconds ?? 0;
     return message;
   },
@@ -1351,7 +1378,7 @@ export const MigrationRequest: MessageFns<MigrationRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1411,14 +1438,14 @@ export const MigrationRequest: MessageFns<MigrationRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<MigrationRequest>, I>>(object: I): MigrationRequest {
     const message = createBaseMigrationRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
     message.options = object.options ?? Buffer.alloc(0);
     return message;
   },
 };
 
 function createBaseMemoryDumpRequest(): MemoryDumpRequest {
-  return { vmi: undefined, dumpPath: '' };
+  return { vmi: undefined, dumpPath: "" };
 }
 
 export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
@@ -1426,7 +1453,7 @@ export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
     if (message.vmi !== undefined) {
       VMI.encode(message.vmi, writer.uint32(10).fork()).join();
     }
-    if (message.dumpPath !== '') {
+    if (message.dumpPath !== "") {
       writer.uint32(18).string(message.dumpPath);
     }
     return writer;
@@ -1436,7 +1463,7 @@ export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1476,7 +1503,7 @@ export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
   fromJSON(object: any): MemoryDumpRequest {
     return {
       vmi: isSet(object.vmi) ? VMI.fromJSON(object.vmi) : undefined,
-      dumpPath: isSet(object.dumpPath) ? globalThis.String(object.dumpPath) : '',
+      dumpPath: isSet(object.dumpPath) ? globalThis.String(object.dumpPath) : "",
     };
   },
 
@@ -1485,7 +1512,7 @@ export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
     if (message.vmi !== undefined) {
       obj.vmi = VMI.toJSON(message.vmi);
     }
-    if (message.dumpPath !== '') {
+    if (message.dumpPath !== "") {
       obj.dumpPath = message.dumpPath;
     }
     return obj;
@@ -1496,8 +1523,8 @@ export const MemoryDumpRequest: MessageFns<MemoryDumpRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<MemoryDumpRequest>, I>>(object: I): MemoryDumpRequest {
     const message = createBaseMemoryDumpRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
-    message.dumpPath = object.dumpPath ?? '';
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
+    message.dumpPath = object.dumpPath ?? "";
     return message;
   },
 };
@@ -1521,7 +1548,7 @@ export const InjectLaunchSecretRequest: MessageFns<InjectLaunchSecretRequest> = 
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1581,7 +1608,7 @@ export const InjectLaunchSecretRequest: MessageFns<InjectLaunchSecretRequest> = 
   },
   fromPartial<I extends Exact<DeepPartial<InjectLaunchSecretRequest>, I>>(object: I): InjectLaunchSecretRequest {
     const message = createBaseInjectLaunchSecretRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
     message.options = object.options ?? Buffer.alloc(0);
     return message;
   },
@@ -1606,7 +1633,7 @@ export const BackupRequest: MessageFns<BackupRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1666,7 +1693,7 @@ export const BackupRequest: MessageFns<BackupRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<BackupRequest>, I>>(object: I): BackupRequest {
     const message = createBaseBackupRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
     message.options = object.options ?? Buffer.alloc(0);
     return message;
   },
@@ -1691,7 +1718,7 @@ export const RedefineCheckpointRequest: MessageFns<RedefineCheckpointRequest> = 
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1751,7 +1778,7 @@ export const RedefineCheckpointRequest: MessageFns<RedefineCheckpointRequest> = 
   },
   fromPartial<I extends Exact<DeepPartial<RedefineCheckpointRequest>, I>>(object: I): RedefineCheckpointRequest {
     const message = createBaseRedefineCheckpointRequest();
-    message.vmi = object.vmi !== undefined && object.vmi !== null ? VMI.fromPartial(object.vmi) : undefined;
+    message.vmi = (object.vmi !== undefined && object.vmi !== null) ? VMI.fromPartial(object.vmi) : undefined;
     message.checkpoint = object.checkpoint ?? Buffer.alloc(0);
     return message;
   },
@@ -1776,7 +1803,7 @@ export const RedefineCheckpointResponse: MessageFns<RedefineCheckpointResponse> 
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1836,15 +1863,16 @@ export const RedefineCheckpointResponse: MessageFns<RedefineCheckpointResponse> 
   },
   fromPartial<I extends Exact<DeepPartial<RedefineCheckpointResponse>, I>>(object: I): RedefineCheckpointResponse {
     const message = createBaseRedefineCheckpointResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
     message.checkpointInvalid = object.checkpointInvalid ?? false;
     return message;
   },
 };
 
 function createBaseGuestInfoResponse(): GuestInfoResponse {
-  return { response: undefined, guestInfoResponse: '' };
+  return { response: undefined, guestInfoResponse: "" };
 }
 
 export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
@@ -1852,7 +1880,7 @@ export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.guestInfoResponse !== '') {
+    if (message.guestInfoResponse !== "") {
       writer.uint32(18).string(message.guestInfoResponse);
     }
     return writer;
@@ -1862,7 +1890,7 @@ export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1902,7 +1930,7 @@ export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
   fromJSON(object: any): GuestInfoResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      guestInfoResponse: isSet(object.guestInfoResponse) ? globalThis.String(object.guestInfoResponse) : '',
+      guestInfoResponse: isSet(object.guestInfoResponse) ? globalThis.String(object.guestInfoResponse) : "",
     };
   },
 
@@ -1911,7 +1939,7 @@ export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.guestInfoResponse !== '') {
+    if (message.guestInfoResponse !== "") {
       obj.guestInfoResponse = message.guestInfoResponse;
     }
     return obj;
@@ -1922,15 +1950,16 @@ export const GuestInfoResponse: MessageFns<GuestInfoResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestInfoResponse>, I>>(object: I): GuestInfoResponse {
     const message = createBaseGuestInfoResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.guestInfoResponse = object.guestInfoResponse ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.guestInfoResponse = object.guestInfoResponse ?? "";
     return message;
   },
 };
 
 function createBaseGuestUserListResponse(): GuestUserListResponse {
-  return { response: undefined, guestUserListResponse: '' };
+  return { response: undefined, guestUserListResponse: "" };
 }
 
 export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
@@ -1938,7 +1967,7 @@ export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.guestUserListResponse !== '') {
+    if (message.guestUserListResponse !== "") {
       writer.uint32(18).string(message.guestUserListResponse);
     }
     return writer;
@@ -1948,7 +1977,7 @@ export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -1988,7 +2017,7 @@ export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
   fromJSON(object: any): GuestUserListResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      guestUserListResponse: isSet(object.guestUserListResponse) ? globalThis.String(object.guestUserListResponse) : '',
+      guestUserListResponse: isSet(object.guestUserListResponse) ? globalThis.String(object.guestUserListResponse) : "",
     };
   },
 
@@ -1997,7 +2026,7 @@ export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.guestUserListResponse !== '') {
+    if (message.guestUserListResponse !== "") {
       obj.guestUserListResponse = message.guestUserListResponse;
     }
     return obj;
@@ -2008,15 +2037,16 @@ export const GuestUserListResponse: MessageFns<GuestUserListResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestUserListResponse>, I>>(object: I): GuestUserListResponse {
     const message = createBaseGuestUserListResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.guestUserListResponse = object.guestUserListResponse ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.guestUserListResponse = object.guestUserListResponse ?? "";
     return message;
   },
 };
 
 function createBaseGuestFilesystemsResponse(): GuestFilesystemsResponse {
-  return { response: undefined, guestFilesystemsResponse: '' };
+  return { response: undefined, guestFilesystemsResponse: "" };
 }
 
 export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
@@ -2024,7 +2054,7 @@ export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.guestFilesystemsResponse !== '') {
+    if (message.guestFilesystemsResponse !== "") {
       writer.uint32(18).string(message.guestFilesystemsResponse);
     }
     return writer;
@@ -2034,7 +2064,7 @@ export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2076,7 +2106,7 @@ export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
       guestFilesystemsResponse: isSet(object.guestFilesystemsResponse)
         ? globalThis.String(object.guestFilesystemsResponse)
-        : '',
+        : "",
     };
   },
 
@@ -2085,7 +2115,7 @@ export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.guestFilesystemsResponse !== '') {
+    if (message.guestFilesystemsResponse !== "") {
       obj.guestFilesystemsResponse = message.guestFilesystemsResponse;
     }
     return obj;
@@ -2096,9 +2126,10 @@ export const GuestFilesystemsResponse: MessageFns<GuestFilesystemsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<GuestFilesystemsResponse>, I>>(object: I): GuestFilesystemsResponse {
     const message = createBaseGuestFilesystemsResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.guestFilesystemsResponse = object.guestFilesystemsResponse ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.guestFilesystemsResponse = object.guestFilesystemsResponse ?? "";
     return message;
   },
 };
@@ -2122,7 +2153,7 @@ export const SEVInfoResponse: MessageFns<SEVInfoResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2182,8 +2213,9 @@ export const SEVInfoResponse: MessageFns<SEVInfoResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<SEVInfoResponse>, I>>(object: I): SEVInfoResponse {
     const message = createBaseSEVInfoResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
     message.sevInfo = object.sevInfo ?? Buffer.alloc(0);
     return message;
   },
@@ -2208,7 +2240,7 @@ export const LaunchMeasurementResponse: MessageFns<LaunchMeasurementResponse> = 
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2270,8 +2302,9 @@ export const LaunchMeasurementResponse: MessageFns<LaunchMeasurementResponse> = 
   },
   fromPartial<I extends Exact<DeepPartial<LaunchMeasurementResponse>, I>>(object: I): LaunchMeasurementResponse {
     const message = createBaseLaunchMeasurementResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
     message.launchMeasurement = object.launchMeasurement ?? Buffer.alloc(0);
     return message;
   },
@@ -2288,7 +2321,7 @@ export const DirtyRateStatsResponse: MessageFns<DirtyRateStatsResponse> = {
     }
     if (message.dirtyRateMbs !== 0n) {
       if (BigInt.asIntN(64, message.dirtyRateMbs) !== message.dirtyRateMbs) {
-        throw new globalThis.Error('value provided for field message.dirtyRateMbs of type int64 too large');
+        throw new globalThis.Error("value provided for field message.dirtyRateMbs of type int64 too large");
       }
       writer.uint32(16).int64(message.dirtyRateMbs);
     }
@@ -2299,7 +2332,7 @@ export const DirtyRateStatsResponse: MessageFns<DirtyRateStatsResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2359,16 +2392,18 @@ export const DirtyRateStatsResponse: MessageFns<DirtyRateStatsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<DirtyRateStatsResponse>, I>>(object: I): DirtyRateStatsResponse {
     const message = createBaseDirtyRateStatsResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.dirtyRateMbs =
-      object.dirtyRateMbs !== undefined && object.dirtyRateMbs !== null ? BigInt(object.dirtyRateMbs) : 0n;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.dirtyRateMbs = (object.dirtyRateMbs !== undefined && object.dirtyRateMbs !== null)
+      ? BigInt(object.dirtyRateMbs)
+      : 0n;
     return message;
   },
 };
 
 function createBaseScreenshotResponse(): ScreenshotResponse {
-  return { response: undefined, mime: '', data: Buffer.alloc(0) };
+  return { response: undefined, mime: "", data: Buffer.alloc(0) };
 }
 
 export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
@@ -2376,7 +2411,7 @@ export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
     if (message.response !== undefined) {
       Response.encode(message.response, writer.uint32(10).fork()).join();
     }
-    if (message.mime !== '') {
+    if (message.mime !== "") {
       writer.uint32(18).string(message.mime);
     }
     if (message.data.length !== 0) {
@@ -2389,7 +2424,7 @@ export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2437,7 +2472,7 @@ export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
   fromJSON(object: any): ScreenshotResponse {
     return {
       response: isSet(object.response) ? Response.fromJSON(object.response) : undefined,
-      mime: isSet(object.mime) ? globalThis.String(object.mime) : '',
+      mime: isSet(object.mime) ? globalThis.String(object.mime) : "",
       data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
     };
   },
@@ -2447,7 +2482,7 @@ export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
     if (message.response !== undefined) {
       obj.response = Response.toJSON(message.response);
     }
-    if (message.mime !== '') {
+    if (message.mime !== "") {
       obj.mime = message.mime;
     }
     if (message.data.length !== 0) {
@@ -2461,9 +2496,10 @@ export const ScreenshotResponse: MessageFns<ScreenshotResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<ScreenshotResponse>, I>>(object: I): ScreenshotResponse {
     const message = createBaseScreenshotResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.mime = object.mime ?? '';
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.mime = object.mime ?? "";
     message.data = object.data ?? Buffer.alloc(0);
     return message;
   },
@@ -2509,17 +2545,13 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
       ClusterConfig.encode(message.clusterConfig, writer.uint32(58).fork()).join();
     }
     globalThis.Object.entries(message.interfaceDomainAttachment).forEach(([key, value]: [string, string]) => {
-      VirtualMachineOptions_InterfaceDomainAttachmentEntry.encode(
-        { key: key as any, value },
-        writer.uint32(66).fork(),
-      ).join();
+      VirtualMachineOptions_InterfaceDomainAttachmentEntry.encode({ key: key as any, value }, writer.uint32(66).fork())
+        .join();
     });
     globalThis.Object.entries(message.interfaceMigration).forEach(
       ([key, value]: [string, InterfaceBindingMigration]) => {
-        VirtualMachineOptions_InterfaceMigrationEntry.encode(
-          { key: key as any, value },
-          writer.uint32(74).fork(),
-        ).join();
+        VirtualMachineOptions_InterfaceMigrationEntry.encode({ key: key as any, value }, writer.uint32(74).fork())
+          .join();
       },
     );
     if (message.pluginsJson.length !== 0) {
@@ -2535,7 +2567,7 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2665,47 +2697,47 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
       topology: isSet(object.topology) ? Topology.fromJSON(object.topology) : undefined,
       DisksInfo: isObject(object.DisksInfo)
         ? (globalThis.Object.entries(object.DisksInfo) as [string, any][]).reduce(
-            (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: DiskInfo.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: DiskInfo }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: DiskInfo.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : {},
       ExpandDisksEnabled: isSet(object.ExpandDisksEnabled) ? globalThis.Boolean(object.ExpandDisksEnabled) : false,
       clusterConfig: isSet(object.clusterConfig) ? ClusterConfig.fromJSON(object.clusterConfig) : undefined,
       interfaceDomainAttachment: isObject(object.interfaceDomainAttachment)
         ? (globalThis.Object.entries(object.interfaceDomainAttachment) as [string, any][]).reduce(
-            (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.String(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : {},
       interfaceMigration: isObject(object.interfaceMigration)
         ? (globalThis.Object.entries(object.interfaceMigration) as [string, any][]).reduce(
-            (acc: { [key: string]: InterfaceBindingMigration }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: InterfaceBindingMigration.fromJSON(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+          (acc: { [key: string]: InterfaceBindingMigration }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: InterfaceBindingMigration.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : {},
       pluginsJson: isSet(object.pluginsJson) ? Buffer.from(bytesFromBase64(object.pluginsJson)) : Buffer.alloc(0),
       GraceHostDeviceAliases: globalThis.Array.isArray(object?.GraceHostDeviceAliases)
@@ -2775,14 +2807,14 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
   },
   fromPartial<I extends Exact<DeepPartial<VirtualMachineOptions>, I>>(object: I): VirtualMachineOptions {
     const message = createBaseVirtualMachineOptions();
-    message.VirtualMachineSMBios =
-      object.VirtualMachineSMBios !== undefined && object.VirtualMachineSMBios !== null
-        ? SMBios.fromPartial(object.VirtualMachineSMBios)
-        : undefined;
+    message.VirtualMachineSMBios = (object.VirtualMachineSMBios !== undefined && object.VirtualMachineSMBios !== null)
+      ? SMBios.fromPartial(object.VirtualMachineSMBios)
+      : undefined;
     message.MemBalloonStatsPeriod = object.MemBalloonStatsPeriod ?? 0;
     message.PreallocatedVolumes = object.PreallocatedVolumes?.map((e) => e) || [];
-    message.topology =
-      object.topology !== undefined && object.topology !== null ? Topology.fromPartial(object.topology) : undefined;
+    message.topology = (object.topology !== undefined && object.topology !== null)
+      ? Topology.fromPartial(object.topology)
+      : undefined;
     message.DisksInfo = (globalThis.Object.entries(object.DisksInfo ?? {}) as [string, DiskInfo][]).reduce(
       (acc: { [key: string]: DiskInfo }, [key, value]: [string, DiskInfo]) => {
         if (value !== undefined) {
@@ -2793,26 +2825,29 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
       {},
     );
     message.ExpandDisksEnabled = object.ExpandDisksEnabled ?? false;
-    message.clusterConfig =
-      object.clusterConfig !== undefined && object.clusterConfig !== null
-        ? ClusterConfig.fromPartial(object.clusterConfig)
-        : undefined;
-    message.interfaceDomainAttachment = (
-      globalThis.Object.entries(object.interfaceDomainAttachment ?? {}) as [string, string][]
-    ).reduce((acc: { [key: string]: string }, [key, value]: [string, string]) => {
-      if (value !== undefined) {
-        acc[key] = globalThis.String(value);
-      }
-      return acc;
-    }, {});
-    message.interfaceMigration = (
-      globalThis.Object.entries(object.interfaceMigration ?? {}) as [string, InterfaceBindingMigration][]
-    ).reduce((acc: { [key: string]: InterfaceBindingMigration }, [key, value]: [string, InterfaceBindingMigration]) => {
-      if (value !== undefined) {
-        acc[key] = InterfaceBindingMigration.fromPartial(value);
-      }
-      return acc;
-    }, {});
+    message.clusterConfig = (object.clusterConfig !== undefined && object.clusterConfig !== null)
+      ? ClusterConfig.fromPartial(object.clusterConfig)
+      : undefined;
+    message.interfaceDomainAttachment =
+      (globalThis.Object.entries(object.interfaceDomainAttachment ?? {}) as [string, string][]).reduce(
+        (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+          if (value !== undefined) {
+            acc[key] = globalThis.String(value);
+          }
+          return acc;
+        },
+        {},
+      );
+    message.interfaceMigration =
+      (globalThis.Object.entries(object.interfaceMigration ?? {}) as [string, InterfaceBindingMigration][]).reduce(
+        (acc: { [key: string]: InterfaceBindingMigration }, [key, value]: [string, InterfaceBindingMigration]) => {
+          if (value !== undefined) {
+            acc[key] = InterfaceBindingMigration.fromPartial(value);
+          }
+          return acc;
+        },
+        {},
+      );
     message.pluginsJson = object.pluginsJson ?? Buffer.alloc(0);
     message.GraceHostDeviceAliases = object.GraceHostDeviceAliases?.map((e) => e) || [];
     return message;
@@ -2820,12 +2855,12 @@ export const VirtualMachineOptions: MessageFns<VirtualMachineOptions> = {
 };
 
 function createBaseVirtualMachineOptions_DisksInfoEntry(): VirtualMachineOptions_DisksInfoEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const VirtualMachineOptions_DisksInfoEntry: MessageFns<VirtualMachineOptions_DisksInfoEntry> = {
   encode(message: VirtualMachineOptions_DisksInfoEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.key !== '') {
+    if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
     if (message.value !== undefined) {
@@ -2838,7 +2873,7 @@ export const VirtualMachineOptions_DisksInfoEntry: MessageFns<VirtualMachineOpti
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -2877,14 +2912,14 @@ export const VirtualMachineOptions_DisksInfoEntry: MessageFns<VirtualMachineOpti
 
   fromJSON(object: any): VirtualMachineOptions_DisksInfoEntry {
     return {
-      key: isSet(object.key) ? globalThis.String(object.key) : '',
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
       value: isSet(object.value) ? DiskInfo.fromJSON(object.value) : undefined,
     };
   },
 
   toJSON(message: VirtualMachineOptions_DisksInfoEntry): unknown {
     const obj: any = {};
-    if (message.key !== '') {
+    if (message.key !== "") {
       obj.key = message.key;
     }
     if (message.value !== undefined) {
@@ -2902,108 +2937,110 @@ export const VirtualMachineOptions_DisksInfoEntry: MessageFns<VirtualMachineOpti
     object: I,
   ): VirtualMachineOptions_DisksInfoEntry {
     const message = createBaseVirtualMachineOptions_DisksInfoEntry();
-    message.key = object.key ?? '';
-    message.value =
-      object.value !== undefined && object.value !== null ? DiskInfo.fromPartial(object.value) : undefined;
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? DiskInfo.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
 
 function createBaseVirtualMachineOptions_InterfaceDomainAttachmentEntry(): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
-  return { key: '', value: '' };
+  return { key: "", value: "" };
 }
 
-export const VirtualMachineOptions_InterfaceDomainAttachmentEntry: MessageFns<VirtualMachineOptions_InterfaceDomainAttachmentEntry> =
-  {
-    encode(
-      message: VirtualMachineOptions_InterfaceDomainAttachmentEntry,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.key !== '') {
-        writer.uint32(10).string(message.key);
-      }
-      if (message.value !== '') {
-        writer.uint32(18).string(message.value);
-      }
-      return writer;
-    },
+export const VirtualMachineOptions_InterfaceDomainAttachmentEntry: MessageFns<
+  VirtualMachineOptions_InterfaceDomainAttachmentEntry
+> = {
+  encode(
+    message: VirtualMachineOptions_InterfaceDomainAttachmentEntry,
+    writer: BinaryWriter = new BinaryWriter(),
+  ): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
 
-    decode(input: BinaryReader | Uint8Array, length?: number): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
-      const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error('protobuf decode recursion limit exceeded');
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseVirtualMachineOptions_InterfaceDomainAttachmentEntry();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.key = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.value = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    fromJSON(object: any): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
-      return {
-        key: isSet(object.key) ? globalThis.String(object.key) : '',
-        value: isSet(object.value) ? globalThis.String(object.value) : '',
-      };
-    },
-
-    toJSON(message: VirtualMachineOptions_InterfaceDomainAttachmentEntry): unknown {
-      const obj: any = {};
-      if (message.key !== '') {
-        obj.key = message.key;
-      }
-      if (message.value !== '') {
-        obj.value = message.value;
-      }
-      return obj;
-    },
-
-    create<I extends Exact<DeepPartial<VirtualMachineOptions_InterfaceDomainAttachmentEntry>, I>>(
-      base?: I,
-    ): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
-      return VirtualMachineOptions_InterfaceDomainAttachmentEntry.fromPartial(base ?? ({} as any));
-    },
-    fromPartial<I extends Exact<DeepPartial<VirtualMachineOptions_InterfaceDomainAttachmentEntry>, I>>(
-      object: I,
-    ): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
+  decode(input: BinaryReader | Uint8Array, length?: number): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseVirtualMachineOptions_InterfaceDomainAttachmentEntry();
-      message.key = object.key ?? '';
-      message.value = object.value ?? '';
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: VirtualMachineOptions_InterfaceDomainAttachmentEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VirtualMachineOptions_InterfaceDomainAttachmentEntry>, I>>(
+    base?: I,
+  ): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
+    return VirtualMachineOptions_InterfaceDomainAttachmentEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VirtualMachineOptions_InterfaceDomainAttachmentEntry>, I>>(
+    object: I,
+  ): VirtualMachineOptions_InterfaceDomainAttachmentEntry {
+    const message = createBaseVirtualMachineOptions_InterfaceDomainAttachmentEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
 
 function createBaseVirtualMachineOptions_InterfaceMigrationEntry(): VirtualMachineOptions_InterfaceMigrationEntry {
-  return { key: '', value: undefined };
+  return { key: "", value: undefined };
 }
 
 export const VirtualMachineOptions_InterfaceMigrationEntry: MessageFns<VirtualMachineOptions_InterfaceMigrationEntry> =
@@ -3012,7 +3049,7 @@ export const VirtualMachineOptions_InterfaceMigrationEntry: MessageFns<VirtualMa
       message: VirtualMachineOptions_InterfaceMigrationEntry,
       writer: BinaryWriter = new BinaryWriter(),
     ): BinaryWriter {
-      if (message.key !== '') {
+      if (message.key !== "") {
         writer.uint32(10).string(message.key);
       }
       if (message.value !== undefined) {
@@ -3025,7 +3062,7 @@ export const VirtualMachineOptions_InterfaceMigrationEntry: MessageFns<VirtualMa
       const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
       const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
       if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error('protobuf decode recursion limit exceeded');
+        throw new globalThis.Error("protobuf decode recursion limit exceeded");
       }
       (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
       try {
@@ -3064,14 +3101,14 @@ export const VirtualMachineOptions_InterfaceMigrationEntry: MessageFns<VirtualMa
 
     fromJSON(object: any): VirtualMachineOptions_InterfaceMigrationEntry {
       return {
-        key: isSet(object.key) ? globalThis.String(object.key) : '',
+        key: isSet(object.key) ? globalThis.String(object.key) : "",
         value: isSet(object.value) ? InterfaceBindingMigration.fromJSON(object.value) : undefined,
       };
     },
 
     toJSON(message: VirtualMachineOptions_InterfaceMigrationEntry): unknown {
       const obj: any = {};
-      if (message.key !== '') {
+      if (message.key !== "") {
         obj.key = message.key;
       }
       if (message.value !== undefined) {
@@ -3089,34 +3126,33 @@ export const VirtualMachineOptions_InterfaceMigrationEntry: MessageFns<VirtualMa
       object: I,
     ): VirtualMachineOptions_InterfaceMigrationEntry {
       const message = createBaseVirtualMachineOptions_InterfaceMigrationEntry();
-      message.key = object.key ?? '';
-      message.value =
-        object.value !== undefined && object.value !== null
-          ? InterfaceBindingMigration.fromPartial(object.value)
-          : undefined;
+      message.key = object.key ?? "";
+      message.value = (object.value !== undefined && object.value !== null)
+        ? InterfaceBindingMigration.fromPartial(object.value)
+        : undefined;
       return message;
     },
   };
 
 function createBaseSMBios(): SMBios {
-  return { manufacturer: '', product: '', version: '', sku: '', family: '' };
+  return { manufacturer: "", product: "", version: "", sku: "", family: "" };
 }
 
 export const SMBios: MessageFns<SMBios> = {
   encode(message: SMBios, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.manufacturer !== '') {
+    if (message.manufacturer !== "") {
       writer.uint32(10).string(message.manufacturer);
     }
-    if (message.product !== '') {
+    if (message.product !== "") {
       writer.uint32(18).string(message.product);
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       writer.uint32(26).string(message.version);
     }
-    if (message.sku !== '') {
+    if (message.sku !== "") {
       writer.uint32(34).string(message.sku);
     }
-    if (message.family !== '') {
+    if (message.family !== "") {
       writer.uint32(42).string(message.family);
     }
     return writer;
@@ -3126,7 +3162,7 @@ export const SMBios: MessageFns<SMBios> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3189,29 +3225,29 @@ export const SMBios: MessageFns<SMBios> = {
 
   fromJSON(object: any): SMBios {
     return {
-      manufacturer: isSet(object.manufacturer) ? globalThis.String(object.manufacturer) : '',
-      product: isSet(object.product) ? globalThis.String(object.product) : '',
-      version: isSet(object.version) ? globalThis.String(object.version) : '',
-      sku: isSet(object.sku) ? globalThis.String(object.sku) : '',
-      family: isSet(object.family) ? globalThis.String(object.family) : '',
+      manufacturer: isSet(object.manufacturer) ? globalThis.String(object.manufacturer) : "",
+      product: isSet(object.product) ? globalThis.String(object.product) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      family: isSet(object.family) ? globalThis.String(object.family) : "",
     };
   },
 
   toJSON(message: SMBios): unknown {
     const obj: any = {};
-    if (message.manufacturer !== '') {
+    if (message.manufacturer !== "") {
       obj.manufacturer = message.manufacturer;
     }
-    if (message.product !== '') {
+    if (message.product !== "") {
       obj.product = message.product;
     }
-    if (message.version !== '') {
+    if (message.version !== "") {
       obj.version = message.version;
     }
-    if (message.sku !== '') {
+    if (message.sku !== "") {
       obj.sku = message.sku;
     }
-    if (message.family !== '') {
+    if (message.family !== "") {
       obj.family = message.family;
     }
     return obj;
@@ -3222,11 +3258,11 @@ export const SMBios: MessageFns<SMBios> = {
   },
   fromPartial<I extends Exact<DeepPartial<SMBios>, I>>(object: I): SMBios {
     const message = createBaseSMBios();
-    message.manufacturer = object.manufacturer ?? '';
-    message.product = object.product ?? '';
-    message.version = object.version ?? '';
-    message.sku = object.sku ?? '';
-    message.family = object.family ?? '';
+    message.manufacturer = object.manufacturer ?? "";
+    message.product = object.product ?? "";
+    message.version = object.version ?? "";
+    message.sku = object.sku ?? "";
+    message.family = object.family ?? "";
     return message;
   },
 };
@@ -3247,7 +3283,7 @@ export const Topology: MessageFns<Topology> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3281,8 +3317,8 @@ export const Topology: MessageFns<Topology> = {
       numaCells: globalThis.Array.isArray(object?.numaCells)
         ? object.numaCells.map((e: any) => Cell.fromJSON(e))
         : globalThis.Array.isArray(object?.numa_cells)
-          ? object.numa_cells.map((e: any) => Cell.fromJSON(e))
-          : [],
+        ? object.numa_cells.map((e: any) => Cell.fromJSON(e))
+        : [],
     };
   },
 
@@ -3332,7 +3368,7 @@ export const Cell: MessageFns<Cell> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3431,8 +3467,9 @@ export const Cell: MessageFns<Cell> = {
   fromPartial<I extends Exact<DeepPartial<Cell>, I>>(object: I): Cell {
     const message = createBaseCell();
     message.id = object.id ?? 0;
-    message.memory =
-      object.memory !== undefined && object.memory !== null ? Memory.fromPartial(object.memory) : undefined;
+    message.memory = (object.memory !== undefined && object.memory !== null)
+      ? Memory.fromPartial(object.memory)
+      : undefined;
     message.pages = object.pages?.map((e) => Pages.fromPartial(e)) || [];
     message.distances = object.distances?.map((e) => Sibling.fromPartial(e)) || [];
     message.cpus = object.cpus?.map((e) => CPU.fromPartial(e)) || [];
@@ -3463,7 +3500,7 @@ export const CPU: MessageFns<CPU> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3550,7 +3587,7 @@ export const Sibling: MessageFns<Sibling> = {
     }
     if (message.value !== 0n) {
       if (BigInt.asUintN(64, message.value) !== message.value) {
-        throw new globalThis.Error('value provided for field message.value of type uint64 too large');
+        throw new globalThis.Error("value provided for field message.value of type uint64 too large");
       }
       writer.uint32(16).uint64(message.value);
     }
@@ -3561,7 +3598,7 @@ export const Sibling: MessageFns<Sibling> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3622,24 +3659,24 @@ export const Sibling: MessageFns<Sibling> = {
   fromPartial<I extends Exact<DeepPartial<Sibling>, I>>(object: I): Sibling {
     const message = createBaseSibling();
     message.id = object.id ?? 0;
-    message.value = object.value !== undefined && object.value !== null ? BigInt(object.value) : 0n;
+    message.value = (object.value !== undefined && object.value !== null) ? BigInt(object.value) : 0n;
     return message;
   },
 };
 
 function createBasePages(): Pages {
-  return { count: 0n, unit: '', size: 0 };
+  return { count: 0n, unit: "", size: 0 };
 }
 
 export const Pages: MessageFns<Pages> = {
   encode(message: Pages, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.count !== 0n) {
       if (BigInt.asUintN(64, message.count) !== message.count) {
-        throw new globalThis.Error('value provided for field message.count of type uint64 too large');
+        throw new globalThis.Error("value provided for field message.count of type uint64 too large");
       }
       writer.uint32(8).uint64(message.count);
     }
-    if (message.unit !== '') {
+    if (message.unit !== "") {
       writer.uint32(18).string(message.unit);
     }
     if (message.size !== 0) {
@@ -3652,7 +3689,7 @@ export const Pages: MessageFns<Pages> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3700,7 +3737,7 @@ export const Pages: MessageFns<Pages> = {
   fromJSON(object: any): Pages {
     return {
       count: isSet(object.count) ? BigInt(object.count) : 0n,
-      unit: isSet(object.unit) ? globalThis.String(object.unit) : '',
+      unit: isSet(object.unit) ? globalThis.String(object.unit) : "",
       size: isSet(object.size) ? globalThis.Number(object.size) : 0,
     };
   },
@@ -3710,7 +3747,7 @@ export const Pages: MessageFns<Pages> = {
     if (message.count !== 0n) {
       obj.count = message.count.toString();
     }
-    if (message.unit !== '') {
+    if (message.unit !== "") {
       obj.unit = message.unit;
     }
     if (message.size !== 0) {
@@ -3724,26 +3761,26 @@ export const Pages: MessageFns<Pages> = {
   },
   fromPartial<I extends Exact<DeepPartial<Pages>, I>>(object: I): Pages {
     const message = createBasePages();
-    message.count = object.count !== undefined && object.count !== null ? BigInt(object.count) : 0n;
-    message.unit = object.unit ?? '';
+    message.count = (object.count !== undefined && object.count !== null) ? BigInt(object.count) : 0n;
+    message.unit = object.unit ?? "";
     message.size = object.size ?? 0;
     return message;
   },
 };
 
 function createBaseMemory(): Memory {
-  return { amount: 0n, unit: '' };
+  return { amount: 0n, unit: "" };
 }
 
 export const Memory: MessageFns<Memory> = {
   encode(message: Memory, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.amount !== 0n) {
       if (BigInt.asUintN(64, message.amount) !== message.amount) {
-        throw new globalThis.Error('value provided for field message.amount of type uint64 too large');
+        throw new globalThis.Error("value provided for field message.amount of type uint64 too large");
       }
       writer.uint32(8).uint64(message.amount);
     }
-    if (message.unit !== '') {
+    if (message.unit !== "") {
       writer.uint32(18).string(message.unit);
     }
     return writer;
@@ -3753,7 +3790,7 @@ export const Memory: MessageFns<Memory> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3793,7 +3830,7 @@ export const Memory: MessageFns<Memory> = {
   fromJSON(object: any): Memory {
     return {
       amount: isSet(object.amount) ? BigInt(object.amount) : 0n,
-      unit: isSet(object.unit) ? globalThis.String(object.unit) : '',
+      unit: isSet(object.unit) ? globalThis.String(object.unit) : "",
     };
   },
 
@@ -3802,7 +3839,7 @@ export const Memory: MessageFns<Memory> = {
     if (message.amount !== 0n) {
       obj.amount = message.amount.toString();
     }
-    if (message.unit !== '') {
+    if (message.unit !== "") {
       obj.unit = message.unit;
     }
     return obj;
@@ -3813,33 +3850,33 @@ export const Memory: MessageFns<Memory> = {
   },
   fromPartial<I extends Exact<DeepPartial<Memory>, I>>(object: I): Memory {
     const message = createBaseMemory();
-    message.amount = object.amount !== undefined && object.amount !== null ? BigInt(object.amount) : 0n;
-    message.unit = object.unit ?? '';
+    message.amount = (object.amount !== undefined && object.amount !== null) ? BigInt(object.amount) : 0n;
+    message.unit = object.unit ?? "";
     return message;
   },
 };
 
 function createBaseDiskInfo(): DiskInfo {
-  return { format: '', backingFile: '', actualSize: 0n, virtualSize: 0n };
+  return { format: "", backingFile: "", actualSize: 0n, virtualSize: 0n };
 }
 
 export const DiskInfo: MessageFns<DiskInfo> = {
   encode(message: DiskInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.format !== '') {
+    if (message.format !== "") {
       writer.uint32(10).string(message.format);
     }
-    if (message.backingFile !== '') {
+    if (message.backingFile !== "") {
       writer.uint32(18).string(message.backingFile);
     }
     if (message.actualSize !== 0n) {
       if (BigInt.asUintN(64, message.actualSize) !== message.actualSize) {
-        throw new globalThis.Error('value provided for field message.actualSize of type uint64 too large');
+        throw new globalThis.Error("value provided for field message.actualSize of type uint64 too large");
       }
       writer.uint32(24).uint64(message.actualSize);
     }
     if (message.virtualSize !== 0n) {
       if (BigInt.asUintN(64, message.virtualSize) !== message.virtualSize) {
-        throw new globalThis.Error('value provided for field message.virtualSize of type uint64 too large');
+        throw new globalThis.Error("value provided for field message.virtualSize of type uint64 too large");
       }
       writer.uint32(32).uint64(message.virtualSize);
     }
@@ -3850,7 +3887,7 @@ export const DiskInfo: MessageFns<DiskInfo> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -3905,8 +3942,8 @@ export const DiskInfo: MessageFns<DiskInfo> = {
 
   fromJSON(object: any): DiskInfo {
     return {
-      format: isSet(object.format) ? globalThis.String(object.format) : '',
-      backingFile: isSet(object.backingFile) ? globalThis.String(object.backingFile) : '',
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      backingFile: isSet(object.backingFile) ? globalThis.String(object.backingFile) : "",
       actualSize: isSet(object.actualSize) ? BigInt(object.actualSize) : 0n,
       virtualSize: isSet(object.virtualSize) ? BigInt(object.virtualSize) : 0n,
     };
@@ -3914,10 +3951,10 @@ export const DiskInfo: MessageFns<DiskInfo> = {
 
   toJSON(message: DiskInfo): unknown {
     const obj: any = {};
-    if (message.format !== '') {
+    if (message.format !== "") {
       obj.format = message.format;
     }
-    if (message.backingFile !== '') {
+    if (message.backingFile !== "") {
       obj.backingFile = message.backingFile;
     }
     if (message.actualSize !== 0n) {
@@ -3934,11 +3971,14 @@ export const DiskInfo: MessageFns<DiskInfo> = {
   },
   fromPartial<I extends Exact<DeepPartial<DiskInfo>, I>>(object: I): DiskInfo {
     const message = createBaseDiskInfo();
-    message.format = object.format ?? '';
-    message.backingFile = object.backingFile ?? '';
-    message.actualSize = object.actualSize !== undefined && object.actualSize !== null ? BigInt(object.actualSize) : 0n;
-    message.virtualSize =
-      object.virtualSize !== undefined && object.virtualSize !== null ? BigInt(object.virtualSize) : 0n;
+    message.format = object.format ?? "";
+    message.backingFile = object.backingFile ?? "";
+    message.actualSize = (object.actualSize !== undefined && object.actualSize !== null)
+      ? BigInt(object.actualSize)
+      : 0n;
+    message.virtualSize = (object.virtualSize !== undefined && object.virtualSize !== null)
+      ? BigInt(object.virtualSize)
+      : 0n;
     return message;
   },
 };
@@ -3985,7 +4025,7 @@ export const ClusterConfig: MessageFns<ClusterConfig> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4129,12 +4169,12 @@ export const ClusterConfig: MessageFns<ClusterConfig> = {
 };
 
 function createBaseInterfaceBindingMigration(): InterfaceBindingMigration {
-  return { Method: '' };
+  return { Method: "" };
 }
 
 export const InterfaceBindingMigration: MessageFns<InterfaceBindingMigration> = {
   encode(message: InterfaceBindingMigration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.Method !== '') {
+    if (message.Method !== "") {
       writer.uint32(10).string(message.Method);
     }
     return writer;
@@ -4144,7 +4184,7 @@ export const InterfaceBindingMigration: MessageFns<InterfaceBindingMigration> = 
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4174,12 +4214,12 @@ export const InterfaceBindingMigration: MessageFns<InterfaceBindingMigration> = 
   },
 
   fromJSON(object: any): InterfaceBindingMigration {
-    return { Method: isSet(object.Method) ? globalThis.String(object.Method) : '' };
+    return { Method: isSet(object.Method) ? globalThis.String(object.Method) : "" };
   },
 
   toJSON(message: InterfaceBindingMigration): unknown {
     const obj: any = {};
-    if (message.Method !== '') {
+    if (message.Method !== "") {
       obj.Method = message.Method;
     }
     return obj;
@@ -4190,7 +4230,7 @@ export const InterfaceBindingMigration: MessageFns<InterfaceBindingMigration> = 
   },
   fromPartial<I extends Exact<DeepPartial<InterfaceBindingMigration>, I>>(object: I): InterfaceBindingMigration {
     const message = createBaseInterfaceBindingMigration();
-    message.Method = object.Method ?? '';
+    message.Method = object.Method ?? "";
     return message;
   },
 };
@@ -4208,7 +4248,7 @@ export const DomainStatsRequest: MessageFns<DomainStatsRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4260,7 +4300,7 @@ export const DirtyRateRequest: MessageFns<DirtyRateRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4312,7 +4352,7 @@ export const AgentLoadRequest: MessageFns<AgentLoadRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4364,7 +4404,7 @@ export const AgentCpuStatsRequest: MessageFns<AgentCpuStatsRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4416,7 +4456,7 @@ export const AgentDiskStatsRequest: MessageFns<AgentDiskStatsRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4468,7 +4508,7 @@ export const AgentTimeRequest: MessageFns<AgentTimeRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4520,7 +4560,7 @@ export const AgentVcpusRequest: MessageFns<AgentVcpusRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4572,7 +4612,7 @@ export const AgentMemoryBlockInfoRequest: MessageFns<AgentMemoryBlockInfoRequest
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4624,7 +4664,7 @@ export const AgentUsersRequest: MessageFns<AgentUsersRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4676,7 +4716,7 @@ export const AgentOsInfoRequest: MessageFns<AgentOsInfoRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4728,7 +4768,7 @@ export const AgentDisksRequest: MessageFns<AgentDisksRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4780,7 +4820,7 @@ export const AgentHostNameRequest: MessageFns<AgentHostNameRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4832,7 +4872,7 @@ export const AgentTimezoneRequest: MessageFns<AgentTimezoneRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4884,7 +4924,7 @@ export const AgentNetworkRouteRequest: MessageFns<AgentNetworkRouteRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4936,7 +4976,7 @@ export const AgentNetworkInterfacesRequest: MessageFns<AgentNetworkInterfacesReq
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -4988,7 +5028,7 @@ export const AgentMemoryBlocksRequest: MessageFns<AgentMemoryBlocksRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -5105,7 +5145,7 @@ export const VMStatsRequest: MessageFns<VMStatsRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -5349,70 +5389,56 @@ export const VMStatsRequest: MessageFns<VMStatsRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<VMStatsRequest>, I>>(object: I): VMStatsRequest {
     const message = createBaseVMStatsRequest();
-    message.domainStats =
-      object.domainStats !== undefined && object.domainStats !== null
-        ? DomainStatsRequest.fromPartial(object.domainStats)
-        : undefined;
-    message.dirtyRate =
-      object.dirtyRate !== undefined && object.dirtyRate !== null
-        ? DirtyRateRequest.fromPartial(object.dirtyRate)
-        : undefined;
-    message.guestGetLoad =
-      object.guestGetLoad !== undefined && object.guestGetLoad !== null
-        ? AgentLoadRequest.fromPartial(object.guestGetLoad)
-        : undefined;
-    message.guestGetCpuStats =
-      object.guestGetCpuStats !== undefined && object.guestGetCpuStats !== null
-        ? AgentCpuStatsRequest.fromPartial(object.guestGetCpuStats)
-        : undefined;
-    message.guestGetDiskStats =
-      object.guestGetDiskStats !== undefined && object.guestGetDiskStats !== null
-        ? AgentDiskStatsRequest.fromPartial(object.guestGetDiskStats)
-        : undefined;
-    message.guestGetTime =
-      object.guestGetTime !== undefined && object.guestGetTime !== null
-        ? AgentTimeRequest.fromPartial(object.guestGetTime)
-        : undefined;
-    message.guestGetVcpus =
-      object.guestGetVcpus !== undefined && object.guestGetVcpus !== null
-        ? AgentVcpusRequest.fromPartial(object.guestGetVcpus)
-        : undefined;
+    message.domainStats = (object.domainStats !== undefined && object.domainStats !== null)
+      ? DomainStatsRequest.fromPartial(object.domainStats)
+      : undefined;
+    message.dirtyRate = (object.dirtyRate !== undefined && object.dirtyRate !== null)
+      ? DirtyRateRequest.fromPartial(object.dirtyRate)
+      : undefined;
+    message.guestGetLoad = (object.guestGetLoad !== undefined && object.guestGetLoad !== null)
+      ? AgentLoadRequest.fromPartial(object.guestGetLoad)
+      : undefined;
+    message.guestGetCpuStats = (object.guestGetCpuStats !== undefined && object.guestGetCpuStats !== null)
+      ? AgentCpuStatsRequest.fromPartial(object.guestGetCpuStats)
+      : undefined;
+    message.guestGetDiskStats = (object.guestGetDiskStats !== undefined && object.guestGetDiskStats !== null)
+      ? AgentDiskStatsRequest.fromPartial(object.guestGetDiskStats)
+      : undefined;
+    message.guestGetTime = (object.guestGetTime !== undefined && object.guestGetTime !== null)
+      ? AgentTimeRequest.fromPartial(object.guestGetTime)
+      : undefined;
+    message.guestGetVcpus = (object.guestGetVcpus !== undefined && object.guestGetVcpus !== null)
+      ? AgentVcpusRequest.fromPartial(object.guestGetVcpus)
+      : undefined;
     message.guestGetMemoryBlockInfo =
-      object.guestGetMemoryBlockInfo !== undefined && object.guestGetMemoryBlockInfo !== null
+      (object.guestGetMemoryBlockInfo !== undefined && object.guestGetMemoryBlockInfo !== null)
         ? AgentMemoryBlockInfoRequest.fromPartial(object.guestGetMemoryBlockInfo)
         : undefined;
-    message.guestGetUsers =
-      object.guestGetUsers !== undefined && object.guestGetUsers !== null
-        ? AgentUsersRequest.fromPartial(object.guestGetUsers)
-        : undefined;
-    message.guestGetOsInfo =
-      object.guestGetOsInfo !== undefined && object.guestGetOsInfo !== null
-        ? AgentOsInfoRequest.fromPartial(object.guestGetOsInfo)
-        : undefined;
-    message.guestGetDisks =
-      object.guestGetDisks !== undefined && object.guestGetDisks !== null
-        ? AgentDisksRequest.fromPartial(object.guestGetDisks)
-        : undefined;
-    message.guestGetHostName =
-      object.guestGetHostName !== undefined && object.guestGetHostName !== null
-        ? AgentHostNameRequest.fromPartial(object.guestGetHostName)
-        : undefined;
-    message.guestGetTimezone =
-      object.guestGetTimezone !== undefined && object.guestGetTimezone !== null
-        ? AgentTimezoneRequest.fromPartial(object.guestGetTimezone)
-        : undefined;
-    message.guestNetworkGetRoute =
-      object.guestNetworkGetRoute !== undefined && object.guestNetworkGetRoute !== null
-        ? AgentNetworkRouteRequest.fromPartial(object.guestNetworkGetRoute)
-        : undefined;
+    message.guestGetUsers = (object.guestGetUsers !== undefined && object.guestGetUsers !== null)
+      ? AgentUsersRequest.fromPartial(object.guestGetUsers)
+      : undefined;
+    message.guestGetOsInfo = (object.guestGetOsInfo !== undefined && object.guestGetOsInfo !== null)
+      ? AgentOsInfoRequest.fromPartial(object.guestGetOsInfo)
+      : undefined;
+    message.guestGetDisks = (object.guestGetDisks !== undefined && object.guestGetDisks !== null)
+      ? AgentDisksRequest.fromPartial(object.guestGetDisks)
+      : undefined;
+    message.guestGetHostName = (object.guestGetHostName !== undefined && object.guestGetHostName !== null)
+      ? AgentHostNameRequest.fromPartial(object.guestGetHostName)
+      : undefined;
+    message.guestGetTimezone = (object.guestGetTimezone !== undefined && object.guestGetTimezone !== null)
+      ? AgentTimezoneRequest.fromPartial(object.guestGetTimezone)
+      : undefined;
+    message.guestNetworkGetRoute = (object.guestNetworkGetRoute !== undefined && object.guestNetworkGetRoute !== null)
+      ? AgentNetworkRouteRequest.fromPartial(object.guestNetworkGetRoute)
+      : undefined;
     message.guestNetworkGetInterfaces =
-      object.guestNetworkGetInterfaces !== undefined && object.guestNetworkGetInterfaces !== null
+      (object.guestNetworkGetInterfaces !== undefined && object.guestNetworkGetInterfaces !== null)
         ? AgentNetworkInterfacesRequest.fromPartial(object.guestNetworkGetInterfaces)
         : undefined;
-    message.guestGetMemoryBlocks =
-      object.guestGetMemoryBlocks !== undefined && object.guestGetMemoryBlocks !== null
-        ? AgentMemoryBlocksRequest.fromPartial(object.guestGetMemoryBlocks)
-        : undefined;
+    message.guestGetMemoryBlocks = (object.guestGetMemoryBlocks !== undefined && object.guestGetMemoryBlocks !== null)
+      ? AgentMemoryBlocksRequest.fromPartial(object.guestGetMemoryBlocks)
+      : undefined;
     return message;
   },
 };
@@ -5503,7 +5529,7 @@ export const VMStatsResponse: MessageFns<VMStatsResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -5763,76 +5789,62 @@ export const VMStatsResponse: MessageFns<VMStatsResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<VMStatsResponse>, I>>(object: I): VMStatsResponse {
     const message = createBaseVMStatsResponse();
-    message.response =
-      object.response !== undefined && object.response !== null ? Response.fromPartial(object.response) : undefined;
-    message.domainStats =
-      object.domainStats !== undefined && object.domainStats !== null
-        ? DomainStatsResponse.fromPartial(object.domainStats)
-        : undefined;
-    message.dirtyRateStats =
-      object.dirtyRateStats !== undefined && object.dirtyRateStats !== null
-        ? DirtyRateStatsResponse.fromPartial(object.dirtyRateStats)
-        : undefined;
-    message.guestAgentVersion =
-      object.guestAgentVersion !== undefined && object.guestAgentVersion !== null
-        ? Response.fromPartial(object.guestAgentVersion)
-        : undefined;
-    message.guestGetLoad =
-      object.guestGetLoad !== undefined && object.guestGetLoad !== null
-        ? Response.fromPartial(object.guestGetLoad)
-        : undefined;
-    message.guestGetCpuStats =
-      object.guestGetCpuStats !== undefined && object.guestGetCpuStats !== null
-        ? Response.fromPartial(object.guestGetCpuStats)
-        : undefined;
-    message.guestGetDiskStats =
-      object.guestGetDiskStats !== undefined && object.guestGetDiskStats !== null
-        ? Response.fromPartial(object.guestGetDiskStats)
-        : undefined;
-    message.guestGetTime =
-      object.guestGetTime !== undefined && object.guestGetTime !== null
-        ? Response.fromPartial(object.guestGetTime)
-        : undefined;
-    message.guestGetVcpus =
-      object.guestGetVcpus !== undefined && object.guestGetVcpus !== null
-        ? Response.fromPartial(object.guestGetVcpus)
-        : undefined;
+    message.response = (object.response !== undefined && object.response !== null)
+      ? Response.fromPartial(object.response)
+      : undefined;
+    message.domainStats = (object.domainStats !== undefined && object.domainStats !== null)
+      ? DomainStatsResponse.fromPartial(object.domainStats)
+      : undefined;
+    message.dirtyRateStats = (object.dirtyRateStats !== undefined && object.dirtyRateStats !== null)
+      ? DirtyRateStatsResponse.fromPartial(object.dirtyRateStats)
+      : undefined;
+    message.guestAgentVersion = (object.guestAgentVersion !== undefined && object.guestAgentVersion !== null)
+      ? Response.fromPartial(object.guestAgentVersion)
+      : undefined;
+    message.guestGetLoad = (object.guestGetLoad !== undefined && object.guestGetLoad !== null)
+      ? Response.fromPartial(object.guestGetLoad)
+      : undefined;
+    message.guestGetCpuStats = (object.guestGetCpuStats !== undefined && object.guestGetCpuStats !== null)
+      ? Response.fromPartial(object.guestGetCpuStats)
+      : undefined;
+    message.guestGetDiskStats = (object.guestGetDiskStats !== undefined && object.guestGetDiskStats !== null)
+      ? Response.fromPartial(object.guestGetDiskStats)
+      : undefined;
+    message.guestGetTime = (object.guestGetTime !== undefined && object.guestGetTime !== null)
+      ? Response.fromPartial(object.guestGetTime)
+      : undefined;
+    message.guestGetVcpus = (object.guestGetVcpus !== undefined && object.guestGetVcpus !== null)
+      ? Response.fromPartial(object.guestGetVcpus)
+      : undefined;
     message.guestGetMemoryBlockInfo =
-      object.guestGetMemoryBlockInfo !== undefined && object.guestGetMemoryBlockInfo !== null
+      (object.guestGetMemoryBlockInfo !== undefined && object.guestGetMemoryBlockInfo !== null)
         ? Response.fromPartial(object.guestGetMemoryBlockInfo)
         : undefined;
-    message.guestGetUsers =
-      object.guestGetUsers !== undefined && object.guestGetUsers !== null
-        ? Response.fromPartial(object.guestGetUsers)
-        : undefined;
-    message.guestGetOsInfo =
-      object.guestGetOsInfo !== undefined && object.guestGetOsInfo !== null
-        ? Response.fromPartial(object.guestGetOsInfo)
-        : undefined;
-    message.guestGetDisks =
-      object.guestGetDisks !== undefined && object.guestGetDisks !== null
-        ? Response.fromPartial(object.guestGetDisks)
-        : undefined;
-    message.guestGetHostName =
-      object.guestGetHostName !== undefined && object.guestGetHostName !== null
-        ? Response.fromPartial(object.guestGetHostName)
-        : undefined;
-    message.guestGetTimezone =
-      object.guestGetTimezone !== undefined && object.guestGetTimezone !== null
-        ? Response.fromPartial(object.guestGetTimezone)
-        : undefined;
-    message.guestNetworkGetRoute =
-      object.guestNetworkGetRoute !== undefined && object.guestNetworkGetRoute !== null
-        ? Response.fromPartial(object.guestNetworkGetRoute)
-        : undefined;
+    message.guestGetUsers = (object.guestGetUsers !== undefined && object.guestGetUsers !== null)
+      ? Response.fromPartial(object.guestGetUsers)
+      : undefined;
+    message.guestGetOsInfo = (object.guestGetOsInfo !== undefined && object.guestGetOsInfo !== null)
+      ? Response.fromPartial(object.guestGetOsInfo)
+      : undefined;
+    message.guestGetDisks = (object.guestGetDisks !== undefined && object.guestGetDisks !== null)
+      ? Response.fromPartial(object.guestGetDisks)
+      : undefined;
+    message.guestGetHostName = (object.guestGetHostName !== undefined && object.guestGetHostName !== null)
+      ? Response.fromPartial(object.guestGetHostName)
+      : undefined;
+    message.guestGetTimezone = (object.guestGetTimezone !== undefined && object.guestGetTimezone !== null)
+      ? Response.fromPartial(object.guestGetTimezone)
+      : undefined;
+    message.guestNetworkGetRoute = (object.guestNetworkGetRoute !== undefined && object.guestNetworkGetRoute !== null)
+      ? Response.fromPartial(object.guestNetworkGetRoute)
+      : undefined;
     message.guestNetworkGetInterfaces =
-      object.guestNetworkGetInterfaces !== undefined && object.guestNetworkGetInterfaces !== null
+      (object.guestNetworkGetInterfaces !== undefined && object.guestNetworkGetInterfaces !== null)
         ? Response.fromPartial(object.guestNetworkGetInterfaces)
         : undefined;
-    message.guestGetMemoryBlocks =
-      object.guestGetMemoryBlocks !== undefined && object.guestGetMemoryBlocks !== null
-        ? Response.fromPartial(object.guestGetMemoryBlocks)
-        : undefined;
+    message.guestGetMemoryBlocks = (object.guestGetMemoryBlocks !== undefined && object.guestGetMemoryBlocks !== null)
+      ? Response.fromPartial(object.guestGetMemoryBlocks)
+      : undefined;
     return message;
   },
 };
@@ -5840,7 +5852,7 @@ export const VMStatsResponse: MessageFns<VMStatsResponse> = {
 export type CmdService = typeof CmdService;
 export const CmdService = {
   syncVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/SyncVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SyncVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5849,7 +5861,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   pauseVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/PauseVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/PauseVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5858,7 +5870,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   unpauseVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/UnpauseVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/UnpauseVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5867,7 +5879,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   freezeVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/FreezeVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/FreezeVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: FreezeRequest): Buffer => Buffer.from(FreezeRequest.encode(value).finish()),
@@ -5876,7 +5888,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   unfreezeVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/UnfreezeVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/UnfreezeVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5885,7 +5897,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   resetVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/ResetVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/ResetVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5894,7 +5906,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   softRebootVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/SoftRebootVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SoftRebootVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5903,7 +5915,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   shutdownVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/ShutdownVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/ShutdownVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5912,7 +5924,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   killVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/KillVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/KillVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5921,7 +5933,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   deleteVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/DeleteVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/DeleteVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5930,7 +5942,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   migrateVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/MigrateVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/MigrateVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: MigrationRequest): Buffer => Buffer.from(MigrationRequest.encode(value).finish()),
@@ -5939,7 +5951,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   syncMigrationTarget: {
-    path: '/kubevirt.cmd.v1.Cmd/SyncMigrationTarget' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SyncMigrationTarget" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5948,7 +5960,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   cancelVirtualMachineMigration: {
-    path: '/kubevirt.cmd.v1.Cmd/CancelVirtualMachineMigration' as const,
+    path: "/kubevirt.cmd.v1.Cmd/CancelVirtualMachineMigration" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5957,7 +5969,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   signalTargetPodCleanup: {
-    path: '/kubevirt.cmd.v1.Cmd/SignalTargetPodCleanup' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SignalTargetPodCleanup" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5966,7 +5978,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   finalizeVirtualMachineMigration: {
-    path: '/kubevirt.cmd.v1.Cmd/FinalizeVirtualMachineMigration' as const,
+    path: "/kubevirt.cmd.v1.Cmd/FinalizeVirtualMachineMigration" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5975,7 +5987,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   hotplugHostDevices: {
-    path: '/kubevirt.cmd.v1.Cmd/HotplugHostDevices' as const,
+    path: "/kubevirt.cmd.v1.Cmd/HotplugHostDevices" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -5984,7 +5996,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   getDomain: {
-    path: '/kubevirt.cmd.v1.Cmd/GetDomain' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetDomain" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -5993,7 +6005,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): DomainResponse => DomainResponse.decode(value),
   },
   getDomainStats: {
-    path: '/kubevirt.cmd.v1.Cmd/GetDomainStats' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetDomainStats" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6002,7 +6014,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): DomainStatsResponse => DomainStatsResponse.decode(value),
   },
   getGuestInfo: {
-    path: '/kubevirt.cmd.v1.Cmd/GetGuestInfo' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetGuestInfo" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6011,7 +6023,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): GuestInfoResponse => GuestInfoResponse.decode(value),
   },
   getUsers: {
-    path: '/kubevirt.cmd.v1.Cmd/GetUsers' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetUsers" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6021,7 +6033,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): GuestUserListResponse => GuestUserListResponse.decode(value),
   },
   getFilesystems: {
-    path: '/kubevirt.cmd.v1.Cmd/GetFilesystems' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetFilesystems" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6031,7 +6043,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): GuestFilesystemsResponse => GuestFilesystemsResponse.decode(value),
   },
   ping: {
-    path: '/kubevirt.cmd.v1.Cmd/Ping' as const,
+    path: "/kubevirt.cmd.v1.Cmd/Ping" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6040,7 +6052,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   exec: {
-    path: '/kubevirt.cmd.v1.Cmd/Exec' as const,
+    path: "/kubevirt.cmd.v1.Cmd/Exec" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: ExecRequest): Buffer => Buffer.from(ExecRequest.encode(value).finish()),
@@ -6049,7 +6061,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): ExecResponse => ExecResponse.decode(value),
   },
   guestPing: {
-    path: '/kubevirt.cmd.v1.Cmd/GuestPing' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GuestPing" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: GuestPingRequest): Buffer => Buffer.from(GuestPingRequest.encode(value).finish()),
@@ -6058,7 +6070,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): GuestPingResponse => GuestPingResponse.decode(value),
   },
   virtualMachineMemoryDump: {
-    path: '/kubevirt.cmd.v1.Cmd/VirtualMachineMemoryDump' as const,
+    path: "/kubevirt.cmd.v1.Cmd/VirtualMachineMemoryDump" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: MemoryDumpRequest): Buffer => Buffer.from(MemoryDumpRequest.encode(value).finish()),
@@ -6067,7 +6079,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   getQemuVersion: {
-    path: '/kubevirt.cmd.v1.Cmd/GetQemuVersion' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetQemuVersion" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6076,7 +6088,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): QemuVersionResponse => QemuVersionResponse.decode(value),
   },
   syncVirtualMachineCpUs: {
-    path: '/kubevirt.cmd.v1.Cmd/SyncVirtualMachineCPUs' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SyncVirtualMachineCPUs" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -6085,7 +6097,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   syncVirtualMachineMemory: {
-    path: '/kubevirt.cmd.v1.Cmd/SyncVirtualMachineMemory' as const,
+    path: "/kubevirt.cmd.v1.Cmd/SyncVirtualMachineMemory" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -6094,7 +6106,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   getSevInfo: {
-    path: '/kubevirt.cmd.v1.Cmd/GetSEVInfo' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetSEVInfo" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6103,7 +6115,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): SEVInfoResponse => SEVInfoResponse.decode(value),
   },
   getLaunchMeasurement: {
-    path: '/kubevirt.cmd.v1.Cmd/GetLaunchMeasurement' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetLaunchMeasurement" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -6113,7 +6125,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): LaunchMeasurementResponse => LaunchMeasurementResponse.decode(value),
   },
   injectLaunchSecret: {
-    path: '/kubevirt.cmd.v1.Cmd/InjectLaunchSecret' as const,
+    path: "/kubevirt.cmd.v1.Cmd/InjectLaunchSecret" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: InjectLaunchSecretRequest): Buffer =>
@@ -6123,7 +6135,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   getDomainDirtyRateStats: {
-    path: '/kubevirt.cmd.v1.Cmd/GetDomainDirtyRateStats' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetDomainDirtyRateStats" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: EmptyRequest): Buffer => Buffer.from(EmptyRequest.encode(value).finish()),
@@ -6133,7 +6145,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): DirtyRateStatsResponse => DirtyRateStatsResponse.decode(value),
   },
   getScreenshot: {
-    path: '/kubevirt.cmd.v1.Cmd/GetScreenshot' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetScreenshot" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMIRequest): Buffer => Buffer.from(VMIRequest.encode(value).finish()),
@@ -6142,7 +6154,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): ScreenshotResponse => ScreenshotResponse.decode(value),
   },
   backupVirtualMachine: {
-    path: '/kubevirt.cmd.v1.Cmd/BackupVirtualMachine' as const,
+    path: "/kubevirt.cmd.v1.Cmd/BackupVirtualMachine" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: BackupRequest): Buffer => Buffer.from(BackupRequest.encode(value).finish()),
@@ -6151,7 +6163,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   redefineCheckpoint: {
-    path: '/kubevirt.cmd.v1.Cmd/RedefineCheckpoint' as const,
+    path: "/kubevirt.cmd.v1.Cmd/RedefineCheckpoint" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: RedefineCheckpointRequest): Buffer =>
@@ -6162,7 +6174,7 @@ export const CmdService = {
     responseDeserialize: (value: Buffer): RedefineCheckpointResponse => RedefineCheckpointResponse.decode(value),
   },
   getVmStats: {
-    path: '/kubevirt.cmd.v1.Cmd/GetVMStats' as const,
+    path: "/kubevirt.cmd.v1.Cmd/GetVMStats" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: VMStatsRequest): Buffer => Buffer.from(VMStatsRequest.encode(value).finish()),
@@ -6748,41 +6760,34 @@ export interface CmdClient extends Client {
   ): ClientUnaryCall;
 }
 
-export const CmdClient = makeGenericClientConstructor(CmdService, 'kubevirt.cmd.v1.Cmd') as unknown as {
+export const CmdClient = makeGenericClientConstructor(CmdService, "kubevirt.cmd.v1.Cmd") as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): CmdClient;
   service: typeof CmdService;
   serviceName: string;
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, 'base64'));
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString('base64');
+  return globalThis.Buffer.from(arr).toString("base64");
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function isObject(value: any): boolean {
-  return typeof value === 'object' && value !== null;
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

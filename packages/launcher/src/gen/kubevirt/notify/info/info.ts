@@ -5,7 +5,7 @@
 // source: kubevirt/notify/info/info.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -17,15 +17,16 @@ import {
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+} from "@grpc/grpc-js";
 
-export const protobufPackage = 'kubevirt.notify.info';
+export const protobufPackage = "kubevirt.notify.info";
 
-export const protobufFileName = 'kubevirt/notify/info/info.proto';
+export const protobufFileName = "kubevirt/notify/info/info.proto";
 
 /** Version handshake of the launcher -> handler notify channel (cmd-contract.md §2). */
 
-export interface NotifyInfoRequest {}
+export interface NotifyInfoRequest {
+}
 
 export interface NotifyInfoResponse {
   supportedNotifyVersions: number[];
@@ -44,7 +45,7 @@ export const NotifyInfoRequest: MessageFns<NotifyInfoRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -103,7 +104,7 @@ export const NotifyInfoResponse: MessageFns<NotifyInfoResponse> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -171,7 +172,7 @@ export const NotifyInfoResponse: MessageFns<NotifyInfoResponse> = {
 export type NotifyInfoService = typeof NotifyInfoService;
 export const NotifyInfoService = {
   info: {
-    path: '/kubevirt.notify.info.NotifyInfo/Info' as const,
+    path: "/kubevirt.notify.info.NotifyInfo/Info" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: NotifyInfoRequest): Buffer => Buffer.from(NotifyInfoRequest.encode(value).finish()),
@@ -205,7 +206,7 @@ export interface NotifyInfoClient extends Client {
 
 export const NotifyInfoClient = makeGenericClientConstructor(
   NotifyInfoService,
-  'kubevirt.notify.info.NotifyInfo',
+  "kubevirt.notify.info.NotifyInfo",
 ) as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): NotifyInfoClient;
   service: typeof NotifyInfoService;
@@ -214,21 +215,14 @@ export const NotifyInfoClient = makeGenericClientConstructor(
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 export interface MessageFns<T> {

@@ -5,7 +5,7 @@
 // source: kubevirt/notify/v1/notify.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
   type ChannelCredentials,
@@ -17,11 +17,11 @@ import {
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+} from "@grpc/grpc-js";
 
-export const protobufPackage = 'kubevirt.notify.v1';
+export const protobufPackage = "kubevirt.notify.v1";
 
-export const protobufFileName = 'kubevirt/notify/v1/notify.proto';
+export const protobufFileName = "kubevirt/notify/v1/notify.proto";
 
 /** Domain and Kubernetes events pushed by the launcher to virt-handler (cmd-contract.md §7). */
 
@@ -44,7 +44,7 @@ export interface Response {
 }
 
 function createBaseDomainEventRequest(): DomainEventRequest {
-  return { domainJSON: Buffer.alloc(0), statusJSON: Buffer.alloc(0), eventType: '' };
+  return { domainJSON: Buffer.alloc(0), statusJSON: Buffer.alloc(0), eventType: "" };
 }
 
 export const DomainEventRequest: MessageFns<DomainEventRequest> = {
@@ -55,7 +55,7 @@ export const DomainEventRequest: MessageFns<DomainEventRequest> = {
     if (message.statusJSON.length !== 0) {
       writer.uint32(18).bytes(message.statusJSON);
     }
-    if (message.eventType !== '') {
+    if (message.eventType !== "") {
       writer.uint32(26).string(message.eventType);
     }
     return writer;
@@ -65,7 +65,7 @@ export const DomainEventRequest: MessageFns<DomainEventRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -114,7 +114,7 @@ export const DomainEventRequest: MessageFns<DomainEventRequest> = {
     return {
       domainJSON: isSet(object.domainJSON) ? Buffer.from(bytesFromBase64(object.domainJSON)) : Buffer.alloc(0),
       statusJSON: isSet(object.statusJSON) ? Buffer.from(bytesFromBase64(object.statusJSON)) : Buffer.alloc(0),
-      eventType: isSet(object.eventType) ? globalThis.String(object.eventType) : '',
+      eventType: isSet(object.eventType) ? globalThis.String(object.eventType) : "",
     };
   },
 
@@ -126,7 +126,7 @@ export const DomainEventRequest: MessageFns<DomainEventRequest> = {
     if (message.statusJSON.length !== 0) {
       obj.statusJSON = base64FromBytes(message.statusJSON);
     }
-    if (message.eventType !== '') {
+    if (message.eventType !== "") {
       obj.eventType = message.eventType;
     }
     return obj;
@@ -139,7 +139,7 @@ export const DomainEventRequest: MessageFns<DomainEventRequest> = {
     const message = createBaseDomainEventRequest();
     message.domainJSON = object.domainJSON ?? Buffer.alloc(0);
     message.statusJSON = object.statusJSON ?? Buffer.alloc(0);
-    message.eventType = object.eventType ?? '';
+    message.eventType = object.eventType ?? "";
     return message;
   },
 };
@@ -160,7 +160,7 @@ export const K8sEventRequest: MessageFns<K8sEventRequest> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -212,7 +212,7 @@ export const K8sEventRequest: MessageFns<K8sEventRequest> = {
 };
 
 function createBaseResponse(): Response {
-  return { success: false, message: '' };
+  return { success: false, message: "" };
 }
 
 export const Response: MessageFns<Response> = {
@@ -220,7 +220,7 @@ export const Response: MessageFns<Response> = {
     if (message.success !== false) {
       writer.uint32(8).bool(message.success);
     }
-    if (message.message !== '') {
+    if (message.message !== "") {
       writer.uint32(18).string(message.message);
     }
     return writer;
@@ -230,7 +230,7 @@ export const Response: MessageFns<Response> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -270,7 +270,7 @@ export const Response: MessageFns<Response> = {
   fromJSON(object: any): Response {
     return {
       success: isSet(object.success) ? globalThis.Boolean(object.success) : false,
-      message: isSet(object.message) ? globalThis.String(object.message) : '',
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
     };
   },
 
@@ -279,7 +279,7 @@ export const Response: MessageFns<Response> = {
     if (message.success !== false) {
       obj.success = message.success;
     }
-    if (message.message !== '') {
+    if (message.message !== "") {
       obj.message = message.message;
     }
     return obj;
@@ -291,7 +291,7 @@ export const Response: MessageFns<Response> = {
   fromPartial<I extends Exact<DeepPartial<Response>, I>>(object: I): Response {
     const message = createBaseResponse();
     message.success = object.success ?? false;
-    message.message = object.message ?? '';
+    message.message = object.message ?? "";
     return message;
   },
 };
@@ -299,7 +299,7 @@ export const Response: MessageFns<Response> = {
 export type NotifyService = typeof NotifyService;
 export const NotifyService = {
   handleDomainEvent: {
-    path: '/kubevirt.notify.v1.Notify/HandleDomainEvent' as const,
+    path: "/kubevirt.notify.v1.Notify/HandleDomainEvent" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: DomainEventRequest): Buffer => Buffer.from(DomainEventRequest.encode(value).finish()),
@@ -308,7 +308,7 @@ export const NotifyService = {
     responseDeserialize: (value: Buffer): Response => Response.decode(value),
   },
   handleK8SEvent: {
-    path: '/kubevirt.notify.v1.Notify/HandleK8sEvent' as const,
+    path: "/kubevirt.notify.v1.Notify/HandleK8sEvent" as const,
     requestStream: false as const,
     responseStream: false as const,
     requestSerialize: (value: K8sEventRequest): Buffer => Buffer.from(K8sEventRequest.encode(value).finish()),
@@ -356,37 +356,30 @@ export interface NotifyClient extends Client {
   ): ClientUnaryCall;
 }
 
-export const NotifyClient = makeGenericClientConstructor(NotifyService, 'kubevirt.notify.v1.Notify') as unknown as {
+export const NotifyClient = makeGenericClientConstructor(NotifyService, "kubevirt.notify.v1.Notify") as unknown as {
   new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): NotifyClient;
   service: typeof NotifyService;
   serviceName: string;
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, 'base64'));
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString('base64');
+  return globalThis.Buffer.from(arr).toString("base64");
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function isSet(value: any): boolean {
