@@ -15,6 +15,9 @@ if [[ -n "$(git status --porcelain -- 'packages/*/src/gen' 'tools/*/src/gen')" ]
   status=1
 fi
 
+step "every CLI answers npx --no-install NAME --help"
+bash tools/check-cli-help.sh || status=1
+
 step "format"
 npx prettier --check . --log-level warn || status=1
 

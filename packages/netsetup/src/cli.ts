@@ -57,6 +57,10 @@ async function down(a: TeardownArgs): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   try {
     const args = parseCli(argv);
     await (args.command === 'masquerade' ? masquerade(args) : down(args));
