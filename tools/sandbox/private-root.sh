@@ -2,19 +2,29 @@
 # A private root for libvirt on a development machine or in CI: runs a command in a private mount namespace
 # where /etc/libvirt, /run and /var are bind-mounted from ROOT, and /etc/passwd and /etc/group are copies that
 # know the users libvirt insists on (libvirt-qemu, qemu). Nothing the daemon writes reaches the host's own
-# directories (../shared/HOST-NOTES.md, "libvirt").
+# directories (CONTRIBUTING.md, "Real parts in tests").
 #
-#   private-root.sh exec ROOT -- CMD [ARGS...]   run CMD inside the private root (foreground)
-#   private-root.sh libvirtd ROOT                start libvirtd there, wait for its socket, print its URI
-#   private-root.sh stop ROOT                    stop the libvirtd started by the command above, and its guests
+#   private-root.sh exec ROOT [--kvm MODE] -- CMD [ARGS...]   run CMD inside the private root (foreground)
+#   private-root.sh libvirtd ROOT [--kvm MODE]                start libvirtd there, wait for its socket, print its URI
+#   private-root.sh stop ROOT                                 stop that libvirtd and its guests
 #
-# Everything runs as root. ROOT is created when missing.
+# --kvm gives the root a private /dev (a tmpfs with only what QEMU and libvirt need) whose /dev/kvm is chosen:
+#   host    the host's /dev/kvm (absent when the host has none)
+#   none    no /dev/kvm: libvirt and the launcher see a host without KVM
+#   broken  a character device that is not KVM (1:3, the null device) at /dev/kvm: "present but unusable"
+# Without --kvm the host's /dev is used as it is. Everything runs as root. ROOT is created when missing.
 set -euo pipefail
 
-usage() { sed -n '2,11p' "$0" >&2; exit 2; }
+usage() { sed -n '2,16p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 verb=$1 root=$(realpath -m "$2")
 shift 2
+kvm=
+if [[ ${1:-} == --kvm ]]; then
+  kvm=${2:-}
+  shift 2 || usage
+  case $kvm in host | none | broken) ;; *) echo "private-root.sh: --kvm $kvm: expected host, none or broken" >&2; exit 2 ;; esac
+fi
 
 prepare_root() {
   mkdir -p "$root"/etc/libvirt "$root"/run/libvirt "$root"/var/lib/libvirt/qemu "$root"/var/log/libvirt/qemu \
@@ -54,16 +64,39 @@ CONF
 
 # The mount script runs inside the new namespace, then execs the command. `exec_prefix=exec` replaces this shell
 # with it, so that in a fresh PID namespace the command itself is PID 1 and receives the signals.
+# With --kvm, /dev is replaced by a tmpfs built at ROOT/.dev (invisible outside the namespace) holding binds of the
+# host's harmless devices, a fresh devpts and shm, /dev/net/tun for the tap, and /dev/kvm as chosen.
 enter() {
   ${exec_prefix:-} unshare -m --propagation private -- bash -c '
     set -e
-    r=$1; shift
+    r=$1 kvm=$2; shift 2
+    if [[ -n $kvm ]]; then
+      d=$r/.dev
+      mkdir -p "$d"
+      mount -t tmpfs -o mode=0755,nosuid,size=64k vlt-dev "$d"
+      bind_dev() { [[ -e /dev/$1 ]] || return 0; mkdir -p "$(dirname "$d/$1")"; touch "$d/$1"; mount --bind "/dev/$1" "$d/$1"; }
+      for n in null zero full random urandom tty net/tun vhost-net; do bind_dev "$n"; done
+      mkdir "$d/pts" "$d/shm" "$d/mqueue"
+      mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$d/pts"
+      ln -s pts/ptmx "$d/ptmx"
+      mount -t tmpfs -o mode=1777,nosuid,nodev shm "$d/shm"
+      mount -t mqueue mqueue "$d/mqueue" 2>/dev/null || rmdir "$d/mqueue"
+      ln -s /proc/self/fd "$d/fd"
+      ln -s /proc/self/fd/0 "$d/stdin"
+      ln -s /proc/self/fd/1 "$d/stdout"
+      ln -s /proc/self/fd/2 "$d/stderr"
+      case $kvm in
+      host) bind_dev kvm ;;
+      broken) mknod -m 0666 "$d/kvm" c 1 3 ;;
+      esac
+      mount --move "$d" /dev
+    fi
     mount --bind "$r/etc/libvirt" /etc/libvirt
     mount --bind "$r/etc/passwd" /etc/passwd
     mount --bind "$r/etc/group" /etc/group
     mount --bind "$r/run" /run
     mount --bind "$r/var" /var
-    exec "$@"' private-root "$root" "$@"
+    exec "$@"' private-root "$root" "$kvm" "$@"
 }
 
 uri() { echo "qemu+unix:///system?socket=$root/run/libvirt/libvirt-sock"; }
