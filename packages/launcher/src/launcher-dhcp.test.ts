@@ -96,8 +96,10 @@ describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
     await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'vmlinuz'));
     await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'initramfs.gz'));
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+    // TCG on any host: no /dev/kvm in the private root, emulation allowed.
     launcher = startLauncherInPrivateRoot(
       root,
+      'none',
       ['--name', 'netguest', '--namespace', 'default', '--uid', 'u-net', '--allow-emulation'],
       ['ip', 'netns', 'exec', ns],
     );

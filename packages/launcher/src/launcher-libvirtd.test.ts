@@ -92,19 +92,20 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
     if (root) await rm(root, { recursive: true, force: true });
   }, 30_000);
 
-  async function boot(uid: string): Promise<LauncherProcess> {
+  // Every guest here runs under TCG on any host: the private root has no /dev/kvm and emulation is allowed.
+  async function boot(uid: string, emulation: string[] = ['--allow-emulation']): Promise<LauncherProcess> {
     root = await mkdtemp('/tmp/vlt-launcher-root-');
     await stageGuest(root);
     notify = new NotifyStandIn();
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
-    const l = startLauncherInPrivateRoot(root, [
+    const l = startLauncherInPrivateRoot(root, 'none', [
       '--name',
       'guest',
       '--namespace',
       'default',
       '--uid',
       uid,
-      '--allow-emulation',
+      ...emulation,
       '--qemu-timeout',
       '120s',
       '--grace-period-seconds',
@@ -140,6 +141,17 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
     await notify?.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined, 60_000);
     await l.waitForLog('Exiting...', 60_000);
     expect(l.lines.some((x) => x.level === 'error' && /libvirtd/.test(x.msg))).toBe(false);
+  }, 240_000);
+
+  it("without --allow-emulation and without /dev/kvm, SyncVirtualMachine fails with KubeVirt's message", async () => {
+    const l = await boot('u-nokvm', []);
+    const client = await connectLauncher(l.readySocket);
+    const res = await client.call('syncVirtualMachine', request(guestVmi('u-nokvm')), 60_000);
+    expect(res.success).toBe(false);
+    expect(res.message).toContain('kvm not present and emulation is not allowed');
+    // Refused before anything was defined: nothing for libvirt to start.
+    expect(l.lines.some((x) => x.msg === 'Domain defined.')).toBe(false);
+    client.close();
   }, 240_000);
 
   it('survives a killed libvirtd, and exits when QEMU is killed after telling the handler', async () => {

@@ -29,6 +29,8 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
       '60s',
       '--grace-period-seconds',
       '2',
+      // test:///default runs no QEMU; emulation is allowed so the sync never depends on the host's /dev/kvm.
+      '--allow-emulation',
     ]);
     await notify.listen(launcher.notifySocket);
     await launcher.waitForLog('Marked as ready');
@@ -127,6 +129,7 @@ describe('virt-launcher Delete of a defined, never started domain', () => {
       'db',
       '--namespace',
       'default',
+      '--allow-emulation',
     ]);
     try {
       await notify.listen(launcher.notifySocket);

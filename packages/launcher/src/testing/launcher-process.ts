@@ -119,16 +119,27 @@ export const privateRootScript = resolve(
   '../../../../../tools/sandbox/private-root.sh',
 );
 
+/** What the private root's /dev/kvm is (tools/sandbox/private-root.sh --kvm): the host's, none, or not KVM. */
+export type KvmDevice = 'host' | 'none' | 'broken';
+
 /**
- * Runs the launcher inside `private-root.sh exec ROOT` with --run-root / (exactly as in a pod): it starts its
- * own libvirtd. Inside, /run and /var/run are ROOT/run and /var is ROOT/var.
+ * Runs the launcher inside `private-root.sh exec ROOT --kvm KVM` with --run-root / (exactly as in a pod): it starts
+ * its own libvirtd. Inside, /run and /var/run are ROOT/run, /var is ROOT/var, and /dev is private with /dev/kvm as
+ * `kvm` says, so a test decides the hypervisor instead of inheriting whatever the host has.
  */
-export function startLauncherInPrivateRoot(root: string, args: string[], prefix: string[] = []): LauncherProcess {
+export function startLauncherInPrivateRoot(
+  root: string,
+  kvm: KvmDevice,
+  args: string[],
+  prefix: string[] = [],
+): LauncherProcess {
   const argv = [
     ...prefix,
     privateRootScript,
     'exec',
     root,
+    '--kvm',
+    kvm,
     '--',
     process.execPath,
     cliPath,

@@ -1,5 +1,5 @@
-// Step 1 of SyncVMI: the converter context from the filesystem and libvirt (launcher.md §6.1 step 2):
-// block or file per PVC volume, container disk facts, libvirt version, KVM or TCG, options of the request.
+// Step 1 of SyncVMI: the converter context from the filesystem and libvirt: block or file per PVC volume,
+// container disk facts, libvirt version, KVM or TCG, options of the request.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { VirtualMachineOptions } from '../../gen/kubevirt/cmd/v1/cmd.js';
@@ -50,6 +50,18 @@ async function containerDiskInfo(env: SyncEnv, vmi: VmiView): Promise<ConverterC
   return info;
 }
 
+/**
+ * KVM when the device exists; otherwise emulation only when --allow-emulation allows it, as KubeVirt does: the
+ * converter then refuses with "kvm not present and emulation is not allowed". A missing device never switches
+ * emulation on by itself (virt-controller passes the flag when the cluster allows it).
+ */
+export async function hypervisorFacts(
+  allowEmulation: boolean,
+  device = '/dev/kvm',
+): Promise<Pick<ConverterContext, 'allowEmulation' | 'hypervisorDeviceAvailable'>> {
+  return { allowEmulation, hypervisorDeviceAvailable: await exists(device) };
+}
+
 export async function gatherContext(
   env: SyncEnv,
   vmi: VmiView,
@@ -61,7 +73,7 @@ export async function gatherContext(
       isBlockPvc[v.name] = await isBlockDevice(join(env.paths.runRoot, 'dev', v.name));
     }
   }
-  const kvm = await exists('/dev/kvm');
+  const hypervisor = await hypervisorFacts(env.flags.allowEmulation);
   const cluster = options?.clusterConfig;
   const attachment = { ...(options?.interfaceDomainAttachment ?? {}) };
   const podInterfaces: ConverterContext['podInterfaces'] = {};
@@ -78,8 +90,7 @@ export async function gatherContext(
   const smbios = options?.VirtualMachineSMBios;
   return {
     architecture: goArch[process.arch] ?? process.arch,
-    allowEmulation: env.flags.allowEmulation || !kvm,
-    hypervisorDeviceAvailable: kvm,
+    ...hypervisor,
     cpuSet: [],
     isBlockPvc,
     isBlockDv: { ...isBlockPvc },
