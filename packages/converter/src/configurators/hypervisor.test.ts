@@ -10,4 +10,11 @@ describe('hypervisor', () => {
       'kvm not present and emulation is not allowed',
     );
   });
+
+  it('prefers kvm over emulation when both are possible, and never emulates only because the device is missing', () => {
+    expect(run(hypervisor, vmi(), { hypervisorDeviceAvailable: true, allowEmulation: true }).type).toBe('kvm');
+    expect(() => run(hypervisor, vmi(), { hypervisorDeviceAvailable: false, allowEmulation: false })).toThrow(
+      /context\.allowEmulation: kvm not present and emulation is not allowed/,
+    );
+  });
 });

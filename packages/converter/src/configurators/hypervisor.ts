@@ -1,4 +1,5 @@
-// kvm when /dev/kvm is there; qemu (TCG) when it is not and emulation is allowed.
+// kvm whenever /dev/kvm is there (even when emulation is allowed); qemu (TCG) only when it is not and emulation is
+// allowed; an error otherwise. A missing device alone never selects emulation: the caller's allowEmulation decides.
 import { ConversionError } from '../errors.js';
 import type { Configurator } from './configurator.js';
 
