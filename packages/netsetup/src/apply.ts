@@ -9,6 +9,7 @@ import type { LinkSteps } from './links.js';
 import { NFT_TABLE, checkIfname } from './names.js';
 import { fingerprint, forwardingSysctl, ownerComment, tableShape } from './owner.js';
 import { readState } from './state.js';
+import { withNetnsLock } from './netns-lock.js';
 import type { NsState } from './state.js';
 import type { MasqueradePlan, NftTablePlan } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
@@ -164,6 +165,12 @@ function checkPlan(plan: MasqueradePlan): void {
 export async function applyPlan(plan: MasqueradePlan, netns: string): Promise<ApplyReport> {
   checkNetns(netns);
   checkPlan(plan);
+  // The state is read under the lock, so what this run creates (and may roll back) is exactly what was absent:
+  // a concurrent run's bridge, tap or table is never in this run's undo list.
+  return withNetnsLock(netns, () => applyLocked(plan, netns));
+}
+
+async function applyLocked(plan: MasqueradePlan, netns: string): Promise<ApplyReport> {
   const state = await readState(netns, plan.podInterface, plan.bridge!.name);
   const report: ApplyReport = { noop: true, nftChanged: false, linkCommands: [], createdLinks: [], sysctlsWritten: {} };
   const pipeline = stages(netns, plan, state, report);

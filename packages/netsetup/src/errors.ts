@@ -96,3 +96,14 @@ export class ApplyError extends NetsetupError {
     );
   }
 }
+
+/** Another run held the namespace's lock for too long, or the lock could not be taken at all. */
+export class NetnsLockError extends NetsetupError {
+  constructor(
+    readonly netns: string,
+    readonly lockPath: string,
+    readonly reason: string,
+  ) {
+    super(`cannot lock network namespace "${netns}" (${lockPath}): ${reason}`);
+  }
+}

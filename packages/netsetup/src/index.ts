@@ -21,7 +21,10 @@ export {
   TableConflictError,
   CommandError,
   ApplyError,
+  NetnsLockError,
 } from './errors.js';
+export { lockNetns, withNetnsLock, netnsLockPath } from './netns-lock.js';
+export type { NetnsLockOptions } from './netns-lock.js';
 export { LinkConflictError } from './links.js';
 export {
   PodInterfaceFacts,

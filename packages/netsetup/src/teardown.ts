@@ -6,6 +6,7 @@ import type { IpLink } from './links.js';
 import { NFT_TABLE, bridgeNameFor, tapNameFor } from './names.js';
 import { forwardingSysctl } from './owner.js';
 import { readState } from './state.js';
+import { withNetnsLock } from './netns-lock.js';
 
 export interface TeardownReport {
   tablesDeleted: string[];
@@ -26,6 +27,11 @@ function ownLinks(links: readonly IpLink[], bridge: string, taps: readonly strin
 
 export async function teardown(podIface: string, netns: string): Promise<TeardownReport> {
   checkNetns(netns);
+  // Under the same lock as applyPlan: a teardown never races a masquerade run of the same namespace.
+  return withNetnsLock(netns, () => teardownLocked(podIface, netns));
+}
+
+async function teardownLocked(podIface: string, netns: string): Promise<TeardownReport> {
   const bridgeGuess = bridgeNameFor(podIface);
   const state = await readState(netns, podIface, bridgeGuess, 'skip');
   const bridge = state.own[0]?.record.bridge || bridgeGuess;
