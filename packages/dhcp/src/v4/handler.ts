@@ -50,6 +50,8 @@ export function v4Handler(
         yiaddr: decision.packet.yiaddr,
         to: decision.to.address,
         ...(decision.note ? { reason: decision.note } : {}),
+        // A trimmed reply is the first thing to look at when a guest lacks a search domain or its host name.
+        ...(decision.fit ? { fit: decision.fit } : {}),
       });
     } catch (e) {
       if (e instanceof DhcpDecodeError) {

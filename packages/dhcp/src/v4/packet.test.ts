@@ -45,6 +45,35 @@ describe('BOOTP/DHCP packet codec', () => {
     expect(back.file).toBe('');
   });
 
+  it('writes options into file and sname with option 52, END and PAD (RFC 2131 §4.1)', () => {
+    const p = clientPacket({ type: 2, mac: '52:54:00:12:34:56' });
+    p.fileOptions = new Map([[Opt.HostName, Buffer.from('guest')]]);
+    p.snameOptions = new Map([[Opt.DomainName, Buffer.from('ns.svc')]]);
+    const bytes = encodeDhcpPacket(p);
+    expect([...bytes.subarray(108, 108 + 8)]).toEqual([Opt.HostName, 5, ...Buffer.from('guest'), Opt.End]);
+    expect(bytes.subarray(108 + 8, 236).every((b) => b === 0)).toBe(true);
+    expect([...bytes.subarray(44, 44 + 9)]).toEqual([Opt.DomainName, 6, ...Buffer.from('ns.svc'), Opt.End]);
+    const back = decodeDhcpPacket(bytes);
+    expect(back.options.get(Opt.Overload)).toEqual(Buffer.from([3]));
+    expect(back.options.get(Opt.HostName)?.toString()).toBe('guest');
+    expect(back.options.get(Opt.DomainName)?.toString()).toBe('ns.svc');
+    expect(back.options.get(Opt.MessageType)).toEqual(Buffer.from([2]));
+    p.snameOptions = new Map();
+    expect(decodeDhcpPacket(encodeDhcpPacket(p)).options.get(Opt.Overload)).toEqual(Buffer.from([1]));
+  });
+
+  it('refuses overload areas that cannot be written', () => {
+    const p = clientPacket({ type: 2, mac: '52:54:00:12:34:56' });
+    const tooBig = new Map([[224, Buffer.alloc(126)]]);
+    expect(() => encodeDhcpPacket({ ...p, fileOptions: tooBig })).toThrow(DhcpEncodeError);
+    expect(() => encodeDhcpPacket({ ...p, snameOptions: new Map([[224, Buffer.alloc(62)]]) })).toThrow(DhcpEncodeError);
+    const small = new Map([[224, Buffer.alloc(1)]]);
+    expect(() => encodeDhcpPacket({ ...p, file: 'pxelinux.0', fileOptions: small })).toThrow(DhcpEncodeError);
+    const with52 = { ...p, options: new Map(p.options).set(Opt.Overload, Buffer.from([1])), fileOptions: small };
+    expect(() => encodeDhcpPacket(with52)).toThrow(DhcpEncodeError);
+    expect(encodeDhcpPacket({ ...p, fileOptions: new Map([[224, Buffer.alloc(125)]]) }).length).toBe(300);
+  });
+
   it('rejects short packets, long hlen, bad cookie and truncated options', () => {
     const good = encodeDhcpPacket(clientPacket({ type: 1, mac: '52:54:00:12:34:56' }));
     expect(() => decodeDhcpPacket(good.subarray(0, 239))).toThrow(DhcpDecodeError);

@@ -8,6 +8,11 @@ export const MAGIC_COOKIE = 0x63825363;
 const HEADER_LENGTH = 236;
 /** RFC 1542: relay agents and old clients expect at least a 300-byte BOOTP message. */
 const MIN_PACKET_LENGTH = 300;
+/** Where the overloadable fields sit in the header, and how many option bytes each holds before its END. */
+const SNAME_AT = 44;
+const FILE_AT = 108;
+export const FILE_OPTION_ROOM = 127;
+export const SNAME_OPTION_ROOM = 63;
 
 export interface DhcpPacket {
   /** 1 BOOTREQUEST, 2 BOOTREPLY. */
@@ -29,6 +34,12 @@ export interface DhcpPacket {
   file: string;
   /** Option values by code, in wire order; repeated codes already concatenated (RFC 3396). */
   options: Options;
+  /**
+   * Encoder only: options to carry in the `file` / `sname` fields (RFC 2131 §4.1, option 52). The encoder writes
+   * option 52 itself; the decoder always merges these areas into `options`.
+   */
+  fileOptions?: Options;
+  snameOptions?: Options;
 }
 
 export const BROADCAST_FLAG = 0x8000;
@@ -52,8 +63,8 @@ export function decodeDhcpPacket(data: Uint8Array): DhcpPacket {
   decodeOptionArea(buf.subarray(HEADER_LENGTH + 4), HEADER_LENGTH + 4, options);
   // Option 52: the file and/or sname fields carry more options (file first, then sname, per RFC 3396).
   const overload = options.get(Opt.Overload)?.[0] ?? 0;
-  if (overload & 1) decodeOptionArea(buf.subarray(108, 236), 108, options);
-  if (overload & 2) decodeOptionArea(buf.subarray(44, 108), 44, options);
+  if (overload & 1) decodeOptionArea(buf.subarray(FILE_AT, HEADER_LENGTH), FILE_AT, options);
+  if (overload & 2) decodeOptionArea(buf.subarray(SNAME_AT, FILE_AT), SNAME_AT, options);
   return {
     op: buf[0] ?? 0,
     htype: buf[1] ?? 0,
@@ -67,8 +78,8 @@ export function decodeDhcpPacket(data: Uint8Array): DhcpPacket {
     siaddr: formatIPv4(buf, 20),
     giaddr: formatIPv4(buf, 24),
     chaddr: Buffer.from(buf.subarray(28, 28 + hlen)),
-    sname: overload & 2 ? '' : readCString(buf.subarray(44, 108)),
-    file: overload & 1 ? '' : readCString(buf.subarray(108, 236)),
+    sname: overload & 2 ? '' : readCString(buf.subarray(SNAME_AT, FILE_AT)),
+    file: overload & 1 ? '' : readCString(buf.subarray(FILE_AT, HEADER_LENGTH)),
     options,
   };
 }
@@ -79,9 +90,29 @@ function writeAddress(out: Buffer, offset: number, text: string, field: string):
   a.copy(out, offset);
 }
 
+/** Option 52's value for the overload areas a packet uses: 1 file, 2 sname, 3 both, 0 none. */
+function overloadOf(p: DhcpPacket): number {
+  return (p.fileOptions?.size ? 1 : 0) | (p.snameOptions?.size ? 2 : 0);
+}
+
+/** Writes one overloaded field: its options from the field's first byte, then END, then PAD to the end. */
+function writeOverloadArea(out: Buffer, at: number, room: number, options: Options, field: string): void {
+  if (optionAreaLength(options) > room) {
+    throw new DhcpEncodeError(`options overloaded into ${field} need more than its ${room} bytes`, Opt.Overload);
+  }
+  out[writeOptionArea(options, out, at)] = Opt.End;
+}
+
 export function encodeDhcpPacket(p: DhcpPacket): Buffer {
+  const overload = overloadOf(p);
+  if (overload !== 0 && p.options.has(Opt.Overload)) {
+    throw new DhcpEncodeError('option 52 is written by the encoder when file/sname carry options', Opt.Overload);
+  }
+  if (overload & 1 && p.file !== '') throw new DhcpEncodeError('file holds a name and options at once', 0);
+  if (overload & 2 && p.sname !== '') throw new DhcpEncodeError('sname holds a name and options at once', 0);
+  const mainLength = optionAreaLength(p.options) + (overload ? 3 : 0);
   // Sized once and written in place: this runs for every reply, and the header is most of it.
-  const head = Buffer.alloc(Math.max(MIN_PACKET_LENGTH, HEADER_LENGTH + 4 + optionAreaLength(p.options) + 1));
+  const head = Buffer.alloc(Math.max(MIN_PACKET_LENGTH, HEADER_LENGTH + 4 + mainLength + 1));
   if (p.chaddr.length > 16) throw new DhcpEncodeError('chaddr longer than 16 bytes', 0);
   const sname = Buffer.from(p.sname, 'latin1');
   const file = Buffer.from(p.file, 'latin1');
@@ -99,10 +130,19 @@ export function encodeDhcpPacket(p: DhcpPacket): Buffer {
   writeAddress(head, 20, p.siaddr, 'siaddr');
   writeAddress(head, 24, p.giaddr, 'giaddr');
   p.chaddr.copy(head, 28);
-  sname.copy(head, 44);
-  file.copy(head, 108);
+  sname.copy(head, SNAME_AT);
+  file.copy(head, FILE_AT);
   head.writeUInt32BE(MAGIC_COOKIE, HEADER_LENGTH);
-  const end = writeOptionArea(p.options, head, HEADER_LENGTH + 4);
+  let end = writeOptionArea(p.options, head, HEADER_LENGTH + 4);
+  if (overload) {
+    head[end] = Opt.Overload;
+    head[end + 1] = 1;
+    head[end + 2] = overload;
+    end += 3;
+    // Buffer.alloc zero-filled both fields, and zero is PAD: only the options and END need writing.
+    if (p.fileOptions?.size) writeOverloadArea(head, FILE_AT, FILE_OPTION_ROOM, p.fileOptions, 'file');
+    if (p.snameOptions?.size) writeOverloadArea(head, SNAME_AT, SNAME_OPTION_ROOM, p.snameOptions, 'sname');
+  }
   head[end] = Opt.End;
   return head;
 }

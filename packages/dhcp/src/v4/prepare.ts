@@ -11,6 +11,8 @@ import { type ClasslessRoute, encodeClasslessRoutes } from './classless-routes.j
 
 /** KubeVirt's lease: 999 days, so a guest practically never renews. */
 export const DEFAULT_LEASE_SECONDS = 86_313_600;
+/** The link MTU assumed when none is configured. */
+const ETHERNET_MTU = 1500;
 
 export interface PreparedV4 {
   interfaceName: string;
@@ -21,6 +23,10 @@ export interface PreparedV4 {
   leaseSeconds: number;
   /** Configured options (everything but 53/54/51) in ascending code order. */
   options: Options;
+  /** The valid search domains option 119 holds, kept so a reply can shorten the list to fit (fit.ts). */
+  searchDomains: string[];
+  /** MTU of the guest's link: no reply is made larger than this, whatever option 57 says. */
+  linkMtu: number;
 }
 
 function ipv4(text: string, field: string): Buffer {
@@ -104,5 +110,7 @@ export function prepareV4(cfg: DhcpV4Config, logger: Logger): PreparedV4 {
     clientIp: cfg.clientIpCidr.slice(0, cfg.clientIpCidr.indexOf('/')),
     leaseSeconds: cfg.leaseSeconds === 0 ? DEFAULT_LEASE_SECONDS : cfg.leaseSeconds,
     options: new Map([...options].sort((a, b) => a[0] - b[0])),
+    searchDomains: search,
+    linkMtu: cfg.mtu === 0 ? ETHERNET_MTU : cfg.mtu,
   };
 }

@@ -98,15 +98,24 @@ describe('respondV4', () => {
     );
   });
 
-  it('shrinks to the options the client asked for when the reply would exceed 576 bytes', () => {
+  it('fits a reply over 576 bytes by overload, then by dropping unrequested options, and reports it', () => {
     const big = prepareV4(cfg({ privateOptions: [{ code: 250, value: Buffer.alloc(400) }] }), silentLogger);
-    const req = clientPacket({ type: T.Discover, mac: MAC, prl: [1, 3, 26] });
-    const d = replied(respondV4(big, req, fromClient));
+    const d = replied(respondV4(big, clientPacket({ type: T.Discover, mac: MAC, prl: [1, 3, 26] }), fromClient));
     expect(d.packet.options.has(250)).toBe(false);
     expect(d.packet.options.has(26)).toBe(true);
+    expect(d.fit).toEqual({ limit: 576, overloaded: [], dropped: [250] });
     const roomy = clientPacket({ type: T.Discover, mac: MAC });
     roomy.options.set(Opt.MaxMessageSize, Buffer.from([0x05, 0xdc]));
-    expect(replied(respondV4(big, roomy, fromClient)).packet.options.get(250)?.length).toBe(400);
+    const whole = replied(respondV4(big, roomy, fromClient));
+    expect(whole.packet.options.get(250)?.length).toBe(400);
+    expect(whole.fit).toBeUndefined();
+  });
+
+  it('keeps NAKs and small replies in the options field', () => {
+    const d = replied(respondV4(p, clientPacket({ type: T.Request, mac: MAC, requested: '10.0.2.9' }), fromClient));
+    expect(d.packet.fileOptions?.size ?? 0).toBe(0);
+    expect(d.packet.snameOptions?.size ?? 0).toBe(0);
+    expect(d.fit).toBeUndefined();
   });
 });
 

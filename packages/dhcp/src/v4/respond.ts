@@ -2,14 +2,11 @@
 // branch is tested without sockets.
 import { formatIPv4, parseIPv4 } from '../addr.js';
 import { BROADCAST_FLAG, type DhcpPacket, encodeDhcpPacket } from './packet.js';
-import { MessageType, Opt, type Options, optionAreaLength } from './options.js';
+import { MessageType, Opt, type Options } from './options.js';
+import { type FittedOptions, fitReply, replyLimit } from './fit.js';
 import type { PreparedV4 } from './prepare.js';
 
 const ZERO = '0.0.0.0';
-/** RFC 2131 §2: every client must accept 576-byte messages; larger ones only if it says so in option 57. */
-const DEFAULT_MAX_MESSAGE = 576;
-/** Kept even when a reply must shrink to fit the client's limit. */
-const ESSENTIAL = new Set<number>([Opt.SubnetMask, Opt.Router, Opt.DnsServers, Opt.ClasslessRoutes]);
 
 export interface Destination {
   address: string;
@@ -19,7 +16,16 @@ export interface Destination {
 export type Decision =
   | { kind: 'ignore'; reason: string }
   | { kind: 'note'; msg: string; fields: Record<string, unknown> }
-  | { kind: 'reply'; type: number; packet: DhcpPacket; to: Destination; note?: string };
+  | { kind: 'reply'; type: number; packet: DhcpPacket; to: Destination; note?: string; fit?: FitReport };
+
+/** What was done to make a reply fit the client's size limit, for the log. */
+export interface FitReport {
+  limit: number;
+  /** Codes carried in file/sname (option 52). */
+  overloaded: number[];
+  dropped: number[];
+  searchDomainsKept?: number;
+}
 
 function u32(n: number): Buffer {
   const b = Buffer.alloc(4);
@@ -44,24 +50,23 @@ function destinationFor(req: DhcpPacket, type: number, source: Destination): Des
   return { address: '255.255.255.255', port: 68 };
 }
 
-function fitOptions(p: PreparedV4, req: DhcpPacket, base: number): Options {
-  const maxOpt = req.options.get(Opt.MaxMessageSize);
-  const limit = maxOpt && maxOpt.length === 2 ? Math.max(DEFAULT_MAX_MESSAGE, maxOpt.readUInt16BE(0)) : 576;
-  // IP (20) + UDP (8) + BOOTP header and cookie (240) + fixed options so far + END.
-  const size = (opts: Options): number => 28 + 240 + base + 1 + optionAreaLength(opts);
-  if (size(p.options) <= limit) return p.options;
-  const requested = new Set(req.options.get(Opt.ParameterRequestList) ?? []);
-  return new Map([...p.options].filter(([code]) => ESSENTIAL.has(code) || requested.has(code)));
-}
-
 function reply(p: PreparedV4, req: DhcpPacket, type: number, source: Destination, withLease: boolean): Decision {
-  const options: Options = new Map();
-  options.set(Opt.MessageType, Buffer.from([type]));
-  options.set(Opt.ServerId, parseIPv4(p.serverIp) ?? Buffer.alloc(4));
-  if (type !== MessageType.Nak) {
-    if (withLease) options.set(Opt.LeaseTime, u32(p.leaseSeconds));
-    for (const [code, value] of fitOptions(p, req, withLease ? 15 : 9)) options.set(code, value);
-  }
+  const fixed: Options = new Map();
+  fixed.set(Opt.MessageType, Buffer.from([type]));
+  fixed.set(Opt.ServerId, parseIPv4(p.serverIp) ?? Buffer.alloc(4));
+  if (withLease) fixed.set(Opt.LeaseTime, u32(p.leaseSeconds));
+  const prl = req.options.get(Opt.ParameterRequestList);
+  const limit = replyLimit(req.options.get(Opt.MaxMessageSize), p.linkMtu);
+  const fitted: FittedOptions =
+    type === MessageType.Nak
+      ? { options: fixed, fileOptions: new Map(), snameOptions: new Map(), dropped: [] }
+      : fitReply({
+          fixed,
+          configured: p.options,
+          searchDomains: p.searchDomains,
+          requested: prl ? new Set(prl) : undefined,
+          limit,
+        });
   const packet: DhcpPacket = {
     op: 2,
     htype: req.htype,
@@ -77,9 +82,20 @@ function reply(p: PreparedV4, req: DhcpPacket, type: number, source: Destination
     chaddr: req.chaddr,
     sname: '',
     file: '',
-    options,
+    options: fitted.options,
+    fileOptions: fitted.fileOptions,
+    snameOptions: fitted.snameOptions,
   };
-  return { kind: 'reply', type, packet, to: destinationFor(req, type, source) };
+  const d: Decision = { kind: 'reply', type, packet, to: destinationFor(req, type, source) };
+  if (fitted.dropped.length > 0 || fitted.fileOptions.size + fitted.snameOptions.size > 0) {
+    d.fit = {
+      limit,
+      overloaded: [...fitted.fileOptions.keys(), ...fitted.snameOptions.keys()],
+      dropped: fitted.dropped,
+      ...(fitted.searchDomainsKept !== undefined ? { searchDomainsKept: fitted.searchDomainsKept } : {}),
+    };
+  }
+  return d;
 }
 
 function nak(p: PreparedV4, req: DhcpPacket, source: Destination, why: string): Decision {
