@@ -54,7 +54,7 @@ describe('crafted client traffic', () => {
     expect(reply.yiaddr).toBe('0.0.0.0');
   });
 
-  it('NAKs a SELECTING request naming another server', async () => {
+  it('stays silent on a SELECTING request naming another server (RFC 2131 §4.3.2)', async () => {
     const spec = {
       type: MessageType.Request,
       mac: net.guestMac,
@@ -62,7 +62,13 @@ describe('crafted client traffic', () => {
       requested: '10.0.2.2',
       serverId: '10.0.2.9',
     };
-    expect((await ask(spec)).options.get(Opt.MessageType)?.[0]).toBe(MessageType.Nak);
+    const replies = await exchange(net, [{ data: clientBytes(spec), address: BCAST, port: 67 }], {
+      expect: 0,
+      windowMs: 1500,
+    });
+    expect(replies).toHaveLength(0);
+    // It was received and judged, not lost: the server logged the client's choice.
+    expect(server.lines.some((l) => l.msg === 'client chose another DHCP server' && l.xid === spec.xid)).toBe(true);
   });
 
   it('NAKs a RENEWING request from the wrong ciaddr', async () => {

@@ -51,7 +51,6 @@ describe('respondV4', () => {
 
   it.each([
     ['wrong requested IP in SELECTING', { requested: '10.0.2.3', serverId: '10.0.2.1' }],
-    ['wrong server id in SELECTING', { requested: '10.0.2.2', serverId: '10.0.2.99' }],
     ['wrong requested IP in INIT-REBOOT', { requested: '192.168.0.5' }],
     ['wrong ciaddr in RENEWING', { ciaddr: '10.0.2.3' }],
   ])('NAKs %s, broadcast, without lease or config options', (_name, spec) => {
@@ -61,6 +60,15 @@ describe('respondV4', () => {
     expect(d.packet.options.has(Opt.LeaseTime)).toBe(false);
     expect(d.packet.options.has(Opt.Router)).toBe(false);
     expect(d.to.address).toBe('255.255.255.255');
+  });
+
+  it('stays silent when a SELECTING request names another server (RFC 2131 §4.3.2)', () => {
+    for (const requested of ['10.0.2.2', '10.0.2.3']) {
+      const req = clientPacket({ type: T.Request, mac: MAC, requested, serverId: '10.0.2.99' });
+      const d = respondV4(p, req, fromClient);
+      expect(d).toMatchObject({ kind: 'note', msg: 'client chose another DHCP server' });
+      expect(d.kind === 'note' && d.fields.serverId).toBe('10.0.2.99');
+    }
   });
 
   it('answers INFORM without a lease, unicast to ciaddr', () => {

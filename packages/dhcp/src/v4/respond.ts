@@ -113,8 +113,11 @@ function onRequest(p: PreparedV4, req: DhcpPacket, source: Destination): Decisio
   const serverId = optionIPv4(req.options, Opt.ServerId);
   const requested = optionIPv4(req.options, Opt.RequestedIp);
   if (serverId !== undefined) {
-    // SELECTING. The pod bridge has one DHCP server, so a foreign server id means a stale or forged offer.
-    if (serverId !== p.serverIp) return nak(p, req, source, `server identifier ${serverId} is not ours`);
+    // SELECTING. RFC 2131 §4.3.2: a server the client did not choose stays silent. With bridge binding the guest's
+    // link can have its own DHCP server too, and a NAK from us would undo the lease it chose there.
+    if (serverId !== p.serverIp) {
+      return { kind: 'note', msg: 'client chose another DHCP server', fields: { serverId, xid: req.xid } };
+    }
     if (requested !== p.clientIp) return nak(p, req, source, `requested address ${requested ?? 'none'} is not offered`);
     return reply(p, req, MessageType.Ack, source, true);
   }
