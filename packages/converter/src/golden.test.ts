@@ -1,4 +1,4 @@
-// Golden vectors from KubeVirt's converter tests (../shared/golden), compared semantically after
+// Golden vectors from KubeVirt's converter tests (testdata/kubevirt), compared semantically after
 // dropping empty elements. Each context mapping below says which KubeVirt test value it stands for.
 import { describe, expect, it } from 'vitest';
 import { convert } from './builder.js';
@@ -10,7 +10,7 @@ import { memoryBacking } from './configurators/memory-backing.js';
 import { resolveContext } from './context/resolve.js';
 import { emptyDomain } from './domain/types.js';
 import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
-import { flatten, goldenExists, goldenJson, readGolden, tree } from './testing/golden.js';
+import { flatten, goldenJson, MissingVectorError, readGolden, tree } from './testing/golden.js';
 import { normalize, parseXml, type Node } from './testing/xml-tree.js';
 import type { VirtualMachineInstance } from './vmi/types.js';
 import { parseVmi } from './vmi/parse.js';
@@ -71,7 +71,12 @@ const child = (root: Node, name: string) => root.children.filter((c) => c.name =
 const devices = (root: Node, name: string) => child(root, 'devices').flatMap((d) => child(d, name));
 const vmiOf = (vector: string) => goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
 
-describe.runIf(goldenExists())('golden vectors', () => {
+describe('golden vectors', () => {
+  it('a vector file that is not there is an error naming it, so its test fails instead of skipping', () => {
+    expect(() => readGolden('x86_64', 'absent.xml')).toThrow(MissingVectorError);
+    expect(() => readGolden('x86_64', 'absent.xml')).toThrow(/x86_64\/absent\.xml/);
+  });
+
   it('x86_64: the full VMI converts to domain_x86_64.xml', () => {
     const domain = convert(vmiOf('x86_64'), goldenContext('x86_64'));
     expectSameTree(tree(toDomainXml(domain)), tree(readGolden('x86_64', 'domain.xml')));

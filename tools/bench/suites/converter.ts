@@ -189,7 +189,7 @@ for (const [label, ours, peer, peerName] of parts) {
   });
 }
 
-const golden = join(root, '..', 'shared', 'golden', 'x86_64');
+const golden = join(root, 'packages', 'converter', 'testdata', 'kubevirt', 'x86_64');
 if (existsSync(golden)) {
   const ctx = ConverterContext.fromJSON(JSON.parse(readFileSync(join(golden, 'context.json'), 'utf8')));
   const x86 = suite('golden x86_64', readFileSync(join(golden, 'vmi.json'), 'utf8'), ctx);

@@ -1,21 +1,30 @@
-// Test helper: loads the shared golden vectors (../shared/golden beside the repository) and compares
-// XML the way their README asks: parsed, normalised, element by element.
+// Test helper: loads the KubeVirt converter test vectors kept in this package (testdata/kubevirt, whose README
+// says which KubeVirt test each comes from) and compares XML parsed and normalised, element by element.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { normalize, parseXml, type Node } from './xml-tree.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../../..');
 
-export const GOLDEN_DIR = process.env.VLT_GOLDEN_DIR ?? join(repoRoot, '..', 'shared', 'golden');
+export const GOLDEN_DIR = join(resolve(here, '../..'), 'testdata', 'kubevirt');
 
-export function goldenExists(): boolean {
-  return existsSync(join(GOLDEN_DIR, 'README.md'));
+/** A vector file a test needs is absent: the test fails with this instead of being skipped. */
+export class MissingVectorError extends Error {
+  constructor(
+    readonly vector: string,
+    readonly file: string,
+    readonly path: string,
+  ) {
+    super(`golden vector ${vector}/${file} is missing: expected at ${path}`);
+    this.name = 'MissingVectorError';
+  }
 }
 
 export function readGolden(vector: string, file: string): string {
-  return readFileSync(join(GOLDEN_DIR, vector, file), 'utf8');
+  const path = join(GOLDEN_DIR, vector, file);
+  if (!existsSync(path)) throw new MissingVectorError(vector, file, path);
+  return readFileSync(path, 'utf8');
 }
 
 export function goldenJson(vector: string, file: string): Record<string, unknown> {
