@@ -111,7 +111,7 @@ describe('respondV4', () => {
     const d = replied(respondV4(big, clientPacket({ type: T.Discover, mac: MAC, prl: [1, 3, 26] }), fromClient));
     expect(d.packet.options.has(250)).toBe(false);
     expect(d.packet.options.has(26)).toBe(true);
-    expect(d.fit).toEqual({ limit: 576, overloaded: [], dropped: [250] });
+    expect(d.fit).toEqual({ limit: 576, inFile: [], inSname: [], dropped: [250] });
     const roomy = clientPacket({ type: T.Discover, mac: MAC });
     roomy.options.set(Opt.MaxMessageSize, Buffer.from([0x05, 0xdc]));
     const whole = replied(respondV4(big, roomy, fromClient));

@@ -21,8 +21,9 @@ export type Decision =
 /** What was done to make a reply fit the client's size limit, for the log. */
 export interface FitReport {
   limit: number;
-  /** Codes carried in file/sname (option 52). */
-  overloaded: number[];
+  /** Codes carried (in whole or in part) in the file and sname fields (option 52). */
+  inFile: number[];
+  inSname: number[];
   dropped: number[];
   searchDomainsKept?: number;
 }
@@ -90,7 +91,8 @@ function reply(p: PreparedV4, req: DhcpPacket, type: number, source: Destination
   if (fitted.dropped.length > 0 || fitted.fileOptions.size + fitted.snameOptions.size > 0) {
     d.fit = {
       limit,
-      overloaded: [...fitted.fileOptions.keys(), ...fitted.snameOptions.keys()],
+      inFile: [...fitted.fileOptions.keys()],
+      inSname: [...fitted.snameOptions.keys()],
       dropped: fitted.dropped,
       ...(fitted.searchDomainsKept !== undefined ? { searchDomainsKept: fitted.searchDomainsKept } : {}),
     };
