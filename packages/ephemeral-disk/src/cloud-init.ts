@@ -3,6 +3,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { removeStaleEntries } from './atomic.js';
+import { pinDirectory, type PinnedDir } from './beneath.js';
 import { InvalidRequestError } from './errors.js';
 import { CloudInitType, type CloudInitIsoRequest, type IsoResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { configDriveMetaData, noCloudMetaData, resolveCloudInitData, type CloudInitData } from './cloud-init-data.js';
@@ -53,21 +54,31 @@ export async function createCloudInitIso(request: CloudInitIsoRequest, options: 
   if (!request.ephemeralDir) throw new InvalidRequestError('ephemeral_dir', 'must not be empty');
   const data = await resolveCloudInitData(request);
   const layout = layoutFor(request, data);
-  const vmDir = join(resolve(request.ephemeralDir), 'cloud-init-data', request.namespace, request.name);
-  await mkdir(vmDir, { recursive: true, mode: 0o755 });
+  // Every directory below the ephemeral dir is opened without following links (beneath.ts).
+  const vmDir = await pinDirectory(request.ephemeralDir, ['cloud-init-data', request.namespace, request.name]);
+  try {
+    return await buildInPinned(vmDir, layout, options);
+  } finally {
+    await vmDir.close();
+  }
+}
+
+async function buildInPinned(vmDir: PinnedDir, layout: Layout, options: CallOptions): Promise<IsoResult> {
   // Named after our pid so a later call can tell a crashed call's leftovers (possibly secrets) from a live one.
-  await removeStaleEntries(vmDir, '.data-');
-  const staging = await mkdtemp(join(vmDir, `.data-${process.pid}-`));
+  await removeStaleEntries(vmDir.at('.'), '.data-');
+  // mkdtemp makes a fresh 0700 directory (never an existing one), so nothing planted is written through.
+  const staging = await mkdtemp(vmDir.at(`.data-${process.pid}-`));
   try {
     for (const [relative, content] of layout.files) {
       const path = join(staging, relative);
       await mkdir(resolve(path, '..'), { recursive: true, mode: 0o700 });
-      await writeFile(path, content, { mode: 0o600 });
+      await writeFile(path, content, { mode: 0o600, flag: 'wx' });
     }
-    const target = join(vmDir, layout.file);
+    const target = vmDir.shown(layout.file);
     report(options, { step: 'build-iso', subject: target, msg: `generating ${layout.label} iso ${target}` });
     const built = await buildIso({
-      target,
+      dir: vmDir,
+      name: layout.file,
       label: layout.label,
       content: { kind: 'directory', dir: staging },
       timeoutMs: ISO_TIMEOUT_MS,

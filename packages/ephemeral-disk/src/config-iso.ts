@@ -1,8 +1,9 @@
 // configMap / secret / downwardAPI / serviceAccount / sysprep volumes handed to the guest as ISO disks,
 // built from the directories Kubernetes mounted into the pod and rebuilt on every start.
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
+import { pinDirectory } from './beneath.js';
 import { InvalidRequestError, SysprepUnattendMissingError } from './errors.js';
 import type { ConfigIsoRequest, IsoResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { buildIso, validateIsoLabel } from './iso.js';
@@ -65,13 +66,15 @@ export async function createConfigIso(request: ConfigIsoRequest, options: CallOp
   const sourceDir = resolve(request.sourceDir);
   const target = resolve(request.targetPath);
   const names = await configEntries(sourceDir);
-  await mkdir(dirname(target), { recursive: true, mode: 0o750 });
+  // The ISO's directory (e.g. config-map-disks) is opened without following a link (beneath.ts).
+  const dir = await pinDirectory(dirname(target), [], 0o750);
   report(options, { step: 'build-iso', subject: target, msg: `generating ${label} iso ${target} from ${sourceDir}` });
   // The mkisofs tools refuse an empty path list, so an empty source becomes an empty directory.
   const empty = names.length === 0 ? await mkdtemp(join(tmpdir(), 'vlt-empty-iso-')) : undefined;
   try {
     const built = await buildIso({
-      target,
+      dir,
+      name: basename(target),
       label,
       content:
         empty !== undefined
@@ -80,6 +83,7 @@ export async function createConfigIso(request: ConfigIsoRequest, options: CallOp
     });
     return { path: built.path, label: built.label, size: built.size };
   } finally {
+    await dir.close();
     if (empty !== undefined) await rm(empty, { recursive: true, force: true });
   }
 }

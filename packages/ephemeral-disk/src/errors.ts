@@ -148,3 +148,57 @@ export class SysprepUnattendMissingError extends DiskError {
     super(`sysprep drive ${sourceDir} should contain autounattend.xml or unattend.xml but neither was found`);
   }
 }
+
+/** Where an image points outside itself: QEMU would open that file as part of the disk. */
+export type ImageReferenceKind = 'backing file' | 'external data file';
+
+/**
+ * An image the pod did not create refers to another file (a backing file, json: names included, or an
+ * external data file). Such an image would let whoever built it make QEMU open any file of the pod as the guest's disk.
+ */
+export class ExternalReferenceError extends UnsupportedImageError {
+  constructor(
+    path: string,
+    format: string,
+    readonly kind: ImageReferenceKind,
+    readonly reference: string,
+    readonly volume: string | undefined,
+  ) {
+    super(path, format, kind === 'backing file' ? reference : undefined);
+    const subject = volume === undefined ? '' : `volume ${volume}: `;
+    this.message = `${subject}image ${path} (${format}) has ${kind === 'external data file' ? 'an' : 'a'} ${kind} ${JSON.stringify(reference)}: images must be self-contained`;
+  }
+}
+
+/**
+ * A path under a directory this package writes to is a symlink, or not the kind of file expected there. Not
+ * bad input (exit 1): the request was fine, the files on the machine are not what they must be.
+ */
+export class UnsafePathError extends DiskError {
+  readonly badInput = false;
+  constructor(
+    readonly path: string,
+    readonly found: 'symlink' | 'not a directory' | 'not a regular file',
+  ) {
+    super(
+      found === 'symlink'
+        ? `refusing ${path}: it is a symbolic link (links are never followed under the disk directories)`
+        : `refusing ${path}: it is ${found}`,
+    );
+  }
+}
+
+/** An existing write layer that is not the one this package would have made over the requested backing. */
+export class ForeignLayerError extends DiskError {
+  readonly badInput = true;
+  constructor(
+    readonly path: string,
+    readonly volume: string,
+    readonly expectedBacking: string,
+    readonly foundBacking: string | undefined,
+  ) {
+    super(
+      `volume ${volume}: existing write layer ${path} is backed by ${foundBacking === undefined ? 'nothing' : JSON.stringify(foundBacking)}, not ${JSON.stringify(expectedBacking)}; refusing to use it`,
+    );
+  }
+}

@@ -2,7 +2,14 @@ import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scratchDir, sh } from '../test/helpers.js';
-import { ToolError, clearImageFactsCache, createEmptyIso, inspectImage, readAccessCredentialKeys } from './index.js';
+import {
+  ExternalReferenceError,
+  ToolError,
+  clearImageFactsCache,
+  createEmptyIso,
+  inspectImage,
+  readAccessCredentialKeys,
+} from './index.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -13,18 +20,15 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 describe('inspectImage', () => {
-  it('reports format, size and backing of an image', async () => {
+  it('reports format and size of a self-contained image and refuses one with a backing file', async () => {
     const base = join(dir, 'base.raw');
     const top = join(dir, 'top.qcow2');
     sh('qemu-img', ['create', '-q', '-f', 'raw', base, '3M']);
+    expect(await inspectImage(base)).toMatchObject({ path: base, format: 'raw', virtualSize: 3n * 1048576n });
     sh('qemu-img', ['create', '-q', '-f', 'qcow2', '-b', base, '-F', 'raw', top]);
-    expect(await inspectImage(top)).toMatchObject({
-      path: top,
-      format: 'qcow2',
-      virtualSize: 3n * 1048576n,
-      backingFile: base,
-      backingFormat: 'raw',
-    });
+    const error = await inspectImage(top, {}, { volume: 'disk0' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExternalReferenceError);
+    expect(error).toMatchObject({ path: top, kind: 'backing file', reference: base, volume: 'disk0' });
   });
 
   it('runs qemu-img under the memory limit (a tiny cap makes it fail)', async () => {

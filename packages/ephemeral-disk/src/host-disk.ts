@@ -1,10 +1,10 @@
 // DiskOrCreate host disks: a sparse raw image of the requested capacity, made only when missing and only
 // when the filesystem has the room for it (a sparse file that later cannot be filled would fail the guest's
 // writes with ENOSPC long after start).
-import { statfs, stat, unlink, writeFile, truncate } from 'node:fs/promises';
+import { lstat, statfs, stat, unlink, writeFile, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
-import { exists, publishNoClobber, removeStaleTemps, tempPathFor } from './atomic.js';
-import { InsufficientSpaceError, InvalidRequestError, SizeTooSmallError } from './errors.js';
+import { publishNoClobber, removeStaleTemps, tempPathFor } from './atomic.js';
+import { InsufficientSpaceError, InvalidRequestError, SizeTooSmallError, UnsafePathError } from './errors.js';
 import type { HostDiskRequest, HostDiskResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { setQemuOwnership } from './ownership.js';
 import { report, type CallOptions } from './progress.js';
@@ -35,6 +35,21 @@ export function planHostDiskSize(
   throw new InsufficientSpaceError(path, requested, available < 0n ? 0n : available);
 }
 
+/**
+ * Whether the disk is there. Only a regular file counts: a link planted at the disk's name would hand the
+ * guest (which gets it as a raw disk) whatever file it points to.
+ */
+async function existingHostDisk(path: string): Promise<boolean> {
+  const found = await lstat(path).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (found === undefined) return false;
+  if (found.isSymbolicLink()) throw new UnsafePathError(path, 'symlink');
+  if (!found.isFile()) throw new UnsafePathError(path, 'not a regular file');
+  return true;
+}
+
 export async function createHostDisk(request: HostDiskRequest, options: CallOptions = {}): Promise<HostDiskResult> {
   const path = request.path;
   if (!path || !isAbsolute(path) || path.includes('\0') || path.split('/').includes('..')) {
@@ -47,7 +62,7 @@ export async function createHostDisk(request: HostDiskRequest, options: CallOpti
   const requested = alignDownToMiB(parseQuantity(request.capacity));
   if (requested === 0n) throw new SizeTooSmallError(path, requested);
 
-  if (await exists(path)) {
+  if (await existingHostDisk(path)) {
     const size = (await stat(path, { bigint: true })).size;
     report(options, { step: 'reuse-host-disk', subject: path, msg: `host disk ${path} exists, kept` });
     return { path, size, created: false, tolerated: false };

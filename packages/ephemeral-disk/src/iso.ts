@@ -2,10 +2,11 @@
 // emulation (~120 ms). Output goes to a temp file beside the target and is renamed over it, so QEMU never
 // opens a half-written ISO and a rebuild replaces the old one in one step.
 import { constants } from 'node:fs';
-import { access, stat, unlink } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { access, lstat, unlink } from 'node:fs/promises';
+import { basename, delimiter, join } from 'node:path';
 import { publishReplace, removeStaleTemps, tempPathFor } from './atomic.js';
-import { InvalidIsoLabelError } from './errors.js';
+import { createExclusive, fdPath, refuseNonRegular, type PinnedDir } from './beneath.js';
+import { InvalidIsoLabelError, UnsafePathError } from './errors.js';
 import { setQemuOwnership } from './ownership.js';
 import { run } from './run.js';
 
@@ -18,7 +19,9 @@ export type IsoContent =
   | { kind: 'graft'; entries: ReadonlyArray<readonly [string, string]> };
 
 export interface IsoBuild {
-  target: string;
+  /** The directory the ISO goes to, held open (beneath.ts), and the ISO's name in it. */
+  dir: PinnedDir;
+  name: string;
   label: string;
   content: IsoContent;
   /** Kill the tool after this long; cloud-init ISOs use 10 s. */
@@ -27,6 +30,7 @@ export interface IsoBuild {
 }
 
 const MAX_LABEL = 32;
+const ISO_MODE = 0o644;
 
 /** ISO9660 volume ids hold at most 32 characters; control characters would break tools reading them. */
 export function validateIsoLabel(label: string): void {
@@ -81,20 +85,35 @@ export interface BuiltIso {
   tool: IsoTool;
 }
 
+/**
+ * Builds into a temp file this call created exclusively, then renames it over the target. A link or FIFO
+ * planted at the target's name is refused, not replaced: whoever planted it expected it to be followed.
+ */
 export async function buildIso(build: IsoBuild): Promise<BuiltIso> {
   validateIsoLabel(build.label);
   const tool = build.tool ?? (await detectIsoTool());
-  await removeStaleTemps(build.target);
-  const temp = tempPathFor(build.target);
+  const { dir, name } = build;
+  await refuseNonRegular(dir, name);
+  await removeStaleTemps(dir.at(name));
+  const temp = basename(tempPathFor(name));
+  const file = await createExclusive(dir, temp, ISO_MODE);
+  let size: bigint;
   try {
-    const args = isoArgs(tool, temp, build.label, build.content);
+    // The tool gets the temp's name inside the held directory (xorriso refuses a /proc/<pid>/fd/<n> link as
+    // output); it truncates and writes the file created above, which is checked again afterwards.
+    const args = isoArgs(tool, dir.at(temp), build.label, build.content);
     await run(tool, args, build.timeoutMs === undefined ? {} : { timeoutMs: build.timeoutMs });
-    await setQemuOwnership(temp);
+    const written = await file.stat({ bigint: true });
+    const named = await lstat(dir.at(temp), { bigint: true });
+    if (named.ino !== written.ino || named.dev !== written.dev) throw new UnsafePathError(dir.shown(temp), 'symlink');
+    await setQemuOwnership(fdPath(file));
+    size = written.size;
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(dir.at(temp)).catch(() => undefined);
     throw error;
+  } finally {
+    await file.close();
   }
-  await publishReplace(temp, build.target);
-  const size = (await stat(build.target, { bigint: true })).size;
-  return { path: build.target, label: build.label, size, tool };
+  await publishReplace(dir.at(temp), dir.at(name));
+  return { path: dir.shown(name), label: build.label, size, tool };
 }

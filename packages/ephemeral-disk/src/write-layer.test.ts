@@ -7,6 +7,7 @@ import { qemuInfo, scratchDir, sh } from '../test/helpers.js';
 import {
   BackingFileNotFoundError,
   BackingFormatMismatchError,
+  ForeignLayerError,
   InvalidVolumeNameError,
   UnsupportedImageError,
   clearImageFactsCache,
@@ -155,15 +156,19 @@ describe('createWriteLayer', () => {
     expect(readdirSync(dir)).toEqual(['base.raw']);
   });
 
-  it('reports progress and warns when a reused layer has another backing', async () => {
+  it('reports progress, and refuses an existing layer over another backing (it was not made for this volume)', async () => {
     const one = image('one.raw', 'raw', '1M');
     const two = image('two.raw', 'raw', '1M');
     const events: ProgressEvent[] = [];
     const onProgress = (e: ProgressEvent) => events.push(e);
     await createWriteLayer({ ephemeralDir: join(dir, 'eph'), volume: 'v', backingFile: one }, { onProgress });
-    await createWriteLayer({ ephemeralDir: join(dir, 'eph'), volume: 'v', backingFile: two }, { onProgress });
-    expect(events.map((e) => e.step)).toEqual(['inspect-backing', 'create-layer', 'reuse-layer', 'reuse-layer']);
-    expect(events[3]).toMatchObject({ level: 'warning' });
+    await createWriteLayer({ ephemeralDir: join(dir, 'eph'), volume: 'v', backingFile: one }, { onProgress });
+    expect(events.map((e) => e.step)).toEqual(['inspect-backing', 'create-layer', 'inspect-backing', 'reuse-layer']);
     expect(relative(dir, events[1]?.subject ?? '')).toBe('eph/disk-data/v/disk.qcow2');
+    const error = await createWriteLayer({ ephemeralDir: join(dir, 'eph'), volume: 'v', backingFile: two }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ForeignLayerError);
+    expect(error).toMatchObject({ volume: 'v', expectedBacking: two, foundBacking: one });
   });
 });
