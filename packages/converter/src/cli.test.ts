@@ -60,4 +60,51 @@ describe('vmi-to-domain', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('vmi-to-domain: spec.domain.resources.requests.memory: "2Gx" is not a quantity\n');
   });
+
+  it('examples/vmi-demo.yaml with no context: a domain whose features start with <acpi/>', async () => {
+    const r = await run(['../../examples/vmi-demo.yaml']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/<features>\s*<acpi\/>/);
+  });
+
+  it('a disk and volume named ../../etc/x: exit 2 naming the field, nothing on stdout', async () => {
+    const text = [
+      'apiVersion: kubevirt.io/v1',
+      'kind: VirtualMachineInstance',
+      'metadata: {name: x}',
+      'spec:',
+      '  domain:',
+      '    resources: {requests: {memory: 64Mi}}',
+      '    devices: {disks: [{name: ok}]}',
+      '  volumes: [{name: ok, emptyDisk: {capacity: 1Gi}}, {name: ../../etc/x, emptyDisk: {capacity: 1Gi}}]',
+    ].join('\n');
+    const r = await run(['-'], text);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^vmi-to-domain: spec\.volumes\[1\]\.name: "\.\.\/\.\.\/etc\/x" is not a DNS-1123 label/);
+    expect(r.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('control characters from the input reach stderr escaped, on one line', async () => {
+    const vmi = {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'x' },
+      spec: { domain: { memory: { guest: '\u001b[2J\r\u2028' }, devices: {} } },
+    };
+    const r = await run(['-'], JSON.stringify(vmi));
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe('vmi-to-domain: spec.domain.memory.guest: "\\u001b[2J\\r\\u2028" is not a quantity\n');
+  });
+
+  it('cores: 1e20 is refused with exit 2 and the field named', async () => {
+    const text = (await import('node:fs'))
+      .readFileSync(`${pkg}examples/vm-a.yaml`, 'utf8')
+      .replace(/cores: \d+/, 'cores: 1e20');
+    expect(text).toContain('cores: 1e20');
+    const r = await run(['-'], text);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^vmi-to-domain: spec\.domain\.cpu\.cores: 100000000000000000000 is out of range/);
+  });
 });

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // vmi-to-domain [FILE|-] [--context FILE] [--format xml|json]
 // Reads a VMI (JSON or YAML), converts it with the context file's facts (left-out fields: this
-// machine's), prints the domain XML (or the Domain as JSON). Bad input: exit 2, one line on stderr.
-import { readFileSync } from 'node:fs';
+// machine's), prints the domain XML (or the Domain as JSON). Bad input: exit 2, one line on stderr,
+// nothing on stdout; the line never carries raw control characters from the input.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { convert } from './builder.js';
 import { hostContextDefaults, withDefaults } from './context/host.js';
-import { ConversionError } from './errors.js';
-import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
+import { ConversionError, escapeControls } from './errors.js';
+import { ConverterContext, DiskInfo } from './gen/virtlauncher/converter/v1/converter.js';
+import type { VirtualMachineInstance } from './vmi/types.js';
 import { parseVmi } from './vmi/parse.js';
 import { toDomainXml } from './xml/domain-xml.js';
 
@@ -39,6 +42,32 @@ function readContext(path: string | undefined): ConverterContext {
   return ConverterContext.fromJSON(json);
 }
 
+/**
+ * virt-handler tells the launcher each container disk's image format; on its own the CLI reads it from the
+ * image where the launcher would find it (`<containerDiskDir>/disk_<index>.img`) and otherwise assumes raw,
+ * the format of the demo's images. A format the context gives always wins.
+ */
+function containerDiskFormats(vmi: VirtualMachineInstance, context: ConverterContext): ConverterContext {
+  const dir = context.paths?.containerDiskDir || '/var/run/kubevirt/container-disks';
+  const disksInfo = { ...context.disksInfo };
+  (vmi.spec.volumes ?? []).forEach((volume, index) => {
+    if (!volume.containerDisk || disksInfo[volume.name]?.format) return;
+    const known = disksInfo[volume.name] ?? DiskInfo.fromPartial({});
+    disksInfo[volume.name] = { ...known, format: imageFormat(`${dir}/disk_${index}.img`) };
+  });
+  return { ...context, disksInfo };
+}
+
+function imageFormat(path: string): string {
+  if (!existsSync(path)) return 'raw';
+  try {
+    const out = execFileSync('qemu-img', ['info', '-U', '--output=json', path], { encoding: 'utf8', timeout: 10_000 });
+    return (JSON.parse(out) as { format?: string }).format ?? 'raw';
+  } catch {
+    return 'raw';
+  }
+}
+
 function main(argv: string[]): string {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -56,7 +85,7 @@ function main(argv: string[]): string {
   const vmiText = readInput(positionals[0] ?? '-');
   const fileContext = readContext(values.context);
   const vmi = parseVmi(vmiText, { architecture: fileContext.architecture });
-  const context = withDefaults(fileContext, hostContextDefaults(vmi));
+  const context = containerDiskFormats(vmi, withDefaults(fileContext, hostContextDefaults(vmi)));
   const domain = convert(vmi, context);
   if (values.format === 'json')
     return `${JSON.stringify(domain, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
@@ -71,6 +100,8 @@ try {
     error instanceof UsageError ||
     (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   const message = known ? (error as Error).message : `internal error: ${(error as Error).message}`;
-  process.stderr.write(`vmi-to-domain: ${message.split('\n')[0]}\n`);
+  // Known errors are one line already (escaped); anything else: its first line, escaped too.
+  const line = escapeControls(known ? message : (message.split('\n')[0] ?? ''));
+  process.stderr.write(`vmi-to-domain: ${line}\n`);
   process.exitCode = known ? 2 : 1;
 }

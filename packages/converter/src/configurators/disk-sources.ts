@@ -2,7 +2,7 @@
 // All paths come from the context's Paths, so a --run-root launcher moves them together.
 import type { Resolved } from '../context/resolve.js';
 import type { BackingStore, DiskSource } from '../domain/types.js';
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import type { VirtualMachineInstance, Volume } from '../vmi/types.js';
 
 export interface VolumeDisk {
@@ -57,7 +57,7 @@ export function volumeDisk(
       throw new ConversionError(
         `spec.volumes[${volumeIndex}].containerDisk`,
         name,
-        `no disk info (image format) in the context for volume "${name}"`,
+        `no disk info (image format) in the context for volume ${quote(name)}`,
       );
     }
     return {

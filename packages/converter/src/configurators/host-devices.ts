@@ -1,12 +1,12 @@
 // Host devices the launcher found (generic, GPU, SR-IOV, in that order), passed through as given.
 import type { HostDevice as WireHostDevice } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { HostDevice } from '../domain/types.js';
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
 
 function toHostDevice(d: WireHostDevice, field: string): HostDevice {
   const bad = (f: string, value: string): never => {
-    throw new ConversionError(f, value, `"${value}" is not a PCI address`);
+    throw new ConversionError(f, value, `${quote(value)} is not a PCI address`);
   };
   const common = {
     alias: d.alias ? userAlias(d.alias) : undefined,
@@ -35,7 +35,7 @@ function toHostDevice(d: WireHostDevice, field: string): HostDevice {
         ...common,
       };
     default:
-      throw new ConversionError(`${field}.type`, d.type, `"${d.type}" is not pci, mdev or usb`);
+      throw new ConversionError(`${field}.type`, d.type, `${quote(d.type)} is not pci, mdev or usb`);
   }
 }
 

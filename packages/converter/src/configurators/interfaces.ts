@@ -1,7 +1,7 @@
 // <interface> devices for tap-attached bindings (masquerade, bridge, tap plugins) and passt. SR-IOV
 // NICs arrive as host devices; plugins attached some other way are not the domain's business.
 import type { DomainInterface } from '../domain/types.js';
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import type { Interface } from '../vmi/types.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
 
@@ -46,7 +46,7 @@ export const interfaces: Configurator = {
       }
       if (iface.pciAddress) {
         out.address = pciAddress(iface.pciAddress, `${field}.pciAddress`, (f, v) => {
-          throw new ConversionError(f, v, `"${v}" is not a PCI address`);
+          throw new ConversionError(f, v, `${quote(v)} is not a PCI address`);
         });
       }
       if (iface.acpiIndex) out.acpiIndex = iface.acpiIndex;

@@ -1,12 +1,12 @@
 // <memory> and <maxMemory>: guest memory, and the hot-plug ceiling from memory.maxGuest.
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import { parseQuantity, toBytes } from '../quantity.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import type { Configurator } from './configurator.js';
 
 function bytesOf(text: string, field: string): bigint {
   const q = parseQuantity(text);
-  if (!q) throw new ConversionError(field, text, `"${text}" is not a quantity`);
+  if (!q) throw new ConversionError(field, text, `${quote(text)} is not a quantity`);
   return toBytes(q);
 }
 
@@ -30,7 +30,11 @@ export const memory: Configurator = {
     if (maxGuest === undefined) return;
     const max = bytesOf(maxGuest, 'spec.domain.memory.maxGuest');
     if (max < guest) {
-      throw new ConversionError('spec.domain.memory.maxGuest', maxGuest, `"${maxGuest}" is less than the guest memory`);
+      throw new ConversionError(
+        'spec.domain.memory.maxGuest',
+        maxGuest,
+        `${quote(maxGuest)} is less than the guest memory`,
+      );
     }
     if (max !== guest) domain.maxMemory = { bytes: max, slots: 0 };
   },
