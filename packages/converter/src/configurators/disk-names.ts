@@ -1,7 +1,7 @@
 // Target device names: vd* for virtio, sd* for sata/scsi/usb, in bijective base 26 (a..z, aa..zz,
 // aaa..). Names already recorded in status.volumeStatus keep their targets; the rest take the lowest
 // free name in spec order.
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 
 export function indexToSuffix(index: number): string {
@@ -44,6 +44,9 @@ export function assignTargets(vmi: VirtualMachineInstance): Map<string, string> 
       taken.add(target);
     }
   }
+  // Names are only ever taken, never freed, so the lowest free index of a prefix only moves up: one cursor
+  // per prefix keeps the whole assignment linear in the number of disks.
+  const cursor = new Map<string, number>();
   disks.forEach((disk, i) => {
     if (out.has(disk.name)) return;
     const bus = (disk.disk ?? disk.lun ?? disk.cdrom)?.bus ?? '';
@@ -52,18 +55,17 @@ export function assignTargets(vmi: VirtualMachineInstance): Map<string, string> 
       throw new ConversionError(
         `spec.domain.devices.disks[${i}].bus`,
         bus,
-        `"${bus}" is not virtio, sata, scsi or usb`,
+        `${quote(bus)} is not virtio, sata, scsi or usb`,
       );
     }
-    for (let n = 0; n < LIMIT; n++) {
-      const name = prefix + indexToSuffix(n);
-      if (!taken.has(name)) {
-        taken.add(name);
-        out.set(disk.name, name);
-        return;
-      }
-    }
-    throw new ConversionError(`spec.domain.devices.disks[${i}]`, disk.name, 'no free target device name');
+    let n = cursor.get(prefix) ?? 0;
+    while (n < LIMIT && taken.has(prefix + indexToSuffix(n))) n++;
+    if (n >= LIMIT)
+      throw new ConversionError(`spec.domain.devices.disks[${i}]`, disk.name, 'no free target device name');
+    const name = prefix + indexToSuffix(n);
+    taken.add(name);
+    out.set(disk.name, name);
+    cursor.set(prefix, n + 1);
   });
   return out;
 }

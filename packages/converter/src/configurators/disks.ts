@@ -1,18 +1,24 @@
 // <disk> devices: device kind, bus and target, driver settings, IOThread ids, volume source.
 import type { Resolved } from '../context/resolve.js';
 import type { DomainDisk } from '../domain/types.js';
-import { ConversionError } from '../errors.js';
+import { ConversionError, quote } from '../errors.js';
 import type { Disk, VirtualMachineInstance } from '../vmi/types.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
 import { assignTargets, suffixToIndex } from './disk-names.js';
 import { volumeDisk } from './disk-sources.js';
 
+interface VolumeLookup {
+  /** Volume name -> its index in spec.volumes. */
+  index: Map<string, number>;
+  anyPermanent: boolean;
+}
+
 const READY_PHASES = new Set(['MountedToPod', 'Ready']);
 
 /** A disk joins the domain once its volume is ready (hot-plugged ones only when mounted). */
-function included(name: string, ctx: Resolved, emptyCdrom: boolean): boolean {
+function included(name: string, ctx: Resolved, emptyCdrom: boolean, anyPermanent: boolean): boolean {
   const permanent = ctx.raw.permanentVolumes;
-  if (emptyCdrom || Object.keys(permanent).length === 0 || permanent[name]) return true;
+  if (emptyCdrom || !anyPermanent || permanent[name]) return true;
   const hotplug = ctx.raw.hotplugVolumes[name];
   return hotplug !== undefined && READY_PHASES.has(hotplug.phase);
 }
@@ -41,16 +47,17 @@ function convertDisk(
   target: string,
   ctx: Resolved,
   threads: ThreadIds,
+  lookup: VolumeLookup,
 ): DomainDisk | undefined {
   const field = `spec.domain.devices.disks[${i}]`;
   const kind = disk.cdrom ? 'cdrom' : disk.lun ? 'lun' : 'disk';
   const device = disk.cdrom ?? disk.lun ?? disk.disk ?? {};
   const bus = device.bus ?? ctx.arch.defaultDiskBus;
   const volumes = vmi.spec.volumes ?? [];
-  const volumeIndex = volumes.findIndex((v) => v.name === disk.name);
+  const volumeIndex = lookup.index.get(disk.name) ?? -1;
   if (volumeIndex < 0 && kind !== 'cdrom')
-    throw new ConversionError(`${field}.name`, disk.name, `no volume named "${disk.name}"`);
-  if (!included(disk.name, ctx, volumeIndex < 0)) return undefined;
+    throw new ConversionError(`${field}.name`, disk.name, `no volume named ${quote(disk.name)}`);
+  if (!included(disk.name, ctx, volumeIndex < 0, lookup.anyPermanent)) return undefined;
   const errorPolicy = disk.errorPolicy || 'stop';
   const out: DomainDisk = {
     device: kind,
@@ -73,7 +80,7 @@ function convertDisk(
     if (bus !== 'virtio')
       throw new ConversionError(`${field}.disk.pciAddress`, pci, 'is only supported on the virtio bus');
     out.address = pciAddress(pci, `${field}.disk.pciAddress`, (f, v) => {
-      throw new ConversionError(f, v, `"${v}" is not a PCI address`);
+      throw new ConversionError(f, v, `${quote(v)} is not a PCI address`);
     });
   }
   if (bus === 'virtio') {
@@ -124,8 +131,13 @@ export const disks: Configurator = {
   configure(vmi, domain, ctx) {
     const targets = assignTargets(vmi);
     const threads = new ThreadIds(ctx);
+    // Looked up once, not per disk: a VMI with thousands of disks must not convert in quadratic time.
+    const lookup: VolumeLookup = {
+      index: new Map((vmi.spec.volumes ?? []).map((v, i) => [v.name, i])),
+      anyPermanent: Object.keys(ctx.raw.permanentVolumes).length > 0,
+    };
     (vmi.spec.domain.devices.disks ?? []).forEach((disk, i) => {
-      const out = convertDisk(vmi, disk, i, targets.get(disk.name)!, ctx, threads);
+      const out = convertDisk(vmi, disk, i, targets.get(disk.name)!, ctx, threads, lookup);
       if (out) domain.devices.disks.push(out);
     });
   },
