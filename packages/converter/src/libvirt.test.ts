@@ -87,7 +87,7 @@ describe('libvirt 9.0 schema and libvirtd', () => {
 
   it('the golden x86_64 VMI converts to XML that validates and defines under TCG', async () => {
     const context = ConverterContext.fromJSON(JSON.parse(readGolden('x86_64', 'context.json')));
-    const vmi = parseVmi(readGolden('x86_64', 'vmi.json'));
+    const vmi = parseVmi(readGolden('x86_64', 'vmi.json'), { admission: false });
     const ctx = withDefaults(
       { ...context, hypervisorDeviceAvailable: false, allowEmulation: true },
       hostContextDefaults(vmi),

@@ -8,6 +8,12 @@ import { validateVmiObject } from './validate.js';
 export interface ParseOptions {
   /** Architecture whose webhook defaults apply when spec.architecture is unset (default amd64). */
   architecture?: string;
+  /**
+   * Hold names to KubeVirt's admission rules (default true: DNS-1123 labels for disks and volumes). false
+   * is for VMIs that never went through admission, such as KubeVirt's converter test inputs: names then
+   * only have to be safe file names.
+   */
+  admission?: boolean;
 }
 
 function parseText(text: string): unknown {
@@ -30,6 +36,6 @@ function parseText(text: string): unknown {
 }
 
 export function parseVmi(text: string, options: ParseOptions = {}): VirtualMachineInstance {
-  const raw = validateVmiObject(parseText(text));
+  const raw = validateVmiObject(parseText(text), options.admission ?? true);
   return applyDefaults(raw as unknown as VirtualMachineInstance, options.architecture);
 }

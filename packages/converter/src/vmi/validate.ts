@@ -1,7 +1,35 @@
 // Boundary validation of a VMI object: shapes, enums and quantities. Each failure names the field path
 // and the value, so the message points at the line a person has to fix.
 import { ConversionError, quote } from '../errors.js';
-import { parseQuantity } from '../quantity.js';
+import { ceilValue, parseQuantity } from '../quantity.js';
+import {
+  INTERFACE_RULE,
+  isDns1123Label,
+  isDns1123Subdomain,
+  isInterfaceName,
+  isPathComponent,
+  LABEL_RULE,
+  PATH_COMPONENT_RULE,
+  SUBDOMAIN_RULE,
+} from './names.js';
+
+/** The rule disk, volume and object names are held to (see names.ts). */
+interface NameRules {
+  label: [(n: string) => boolean, string];
+  subdomain: [(n: string) => boolean, string];
+  iface: [(n: string) => boolean, string];
+}
+
+const ADMISSION: NameRules = {
+  label: [isDns1123Label, LABEL_RULE],
+  subdomain: [isDns1123Subdomain, SUBDOMAIN_RULE],
+  iface: [isInterfaceName, INTERFACE_RULE],
+};
+const PATH_SAFE: NameRules = {
+  label: [isPathComponent, PATH_COMPONENT_RULE],
+  subdomain: [isPathComponent, PATH_COMPONENT_RULE],
+  iface: [isPathComponent, PATH_COMPONENT_RULE],
+};
 
 type Obj = Record<string, unknown>;
 
@@ -55,10 +83,30 @@ function oneOf(parent: Obj, key: string, path: string, allowed: readonly string[
   }
 }
 
-function count(parent: Obj, key: string, path: string): void {
+/** The API's uint32 fields (CPU topology, thread counts): larger values never reach libvirt intact. */
+export const UINT32_MAX = 2 ** 32 - 1;
+/** Kubernetes quantities are int64 values (resource.Quantity.Value()). */
+export const INT64_MAX = 2n ** 63n - 1n;
+
+function count(parent: Obj, key: string, path: string, min = 0, max = UINT32_MAX): void {
   const v = parent[key];
   if (v === undefined || v === null) return;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(at(path, key), v, 'is not a non-negative integer');
+  if (v < min || v > max) fail(at(path, key), v, `is out of range (${min} to ${max})`);
+}
+
+/** Paths whose last component names the file the converter points libvirt at (hostDisk, kernel boot). */
+function filePath(parent: Obj, key: string, path: string, required = false): void {
+  const v = str(parent, key, path, required);
+  if (v === undefined || (v === '' && !required)) return;
+  const last = v.split('/').filter(Boolean).pop() ?? '';
+  if (last === '' || last === '.' || last === '..') fail(at(path, key), v, 'does not end in a file name');
+}
+
+function name(parent: Obj, key: string, path: string, [valid, rule]: [(n: string) => boolean, string]): string {
+  const v = str(parent, key, path, true) as string;
+  if (!valid(v)) fail(at(path, key), v, rule);
+  return v;
 }
 
 function bool(parent: Obj, key: string, path: string): void {
@@ -72,9 +120,11 @@ function quantity(parent: Obj, key: string, path: string): void {
   if (v === undefined || v === null) return;
   if (typeof v === 'number' && Number.isFinite(v) && v >= 0) {
     parent[key] = String(v);
-    return;
+    return quantity(parent, key, path);
   }
-  if (typeof v !== 'string' || !parseQuantity(v) || v.startsWith('-')) fail(at(path, key), v, 'is not a quantity');
+  const q = typeof v === 'string' ? parseQuantity(v) : undefined;
+  if (!q || (v as string).startsWith('-')) fail(at(path, key), v, 'is not a quantity');
+  if (ceilValue(q) > INT64_MAX) fail(at(path, key), v, 'is out of range (a quantity is at most 2^63-1)');
 }
 
 const BUSES = ['virtio', 'sata', 'scsi', 'usb'] as const;
@@ -97,7 +147,7 @@ const VOLUME_SOURCES = [
   'memoryDump',
 ] as const;
 
-function validateDomain(domain: Obj): void {
+function validateDomain(domain: Obj, rules: NameRules): void {
   const p = 'spec.domain';
   const resources = obj(domain, 'resources', p);
   for (const kind of ['requests', 'limits'] as const) {
@@ -114,6 +164,9 @@ function validateDomain(domain: Obj): void {
   const cpu = obj(domain, 'cpu', p);
   if (cpu) {
     for (const key of ['cores', 'sockets', 'threads', 'maxSockets']) count(cpu, key, `${p}.cpu`);
+    // The vCPU count is their product: libvirt keeps it in an unsigned int too.
+    const product = ['cores', 'sockets', 'threads'].reduce((n, k) => n * ((cpu[k] as number) || 1), 1);
+    if (product > UINT32_MAX) fail(`${p}.cpu`, product, `gives more than ${UINT32_MAX} vCPUs`);
     str(cpu, 'model', `${p}.cpu`);
     arr(cpu, 'features', `${p}.cpu`).forEach((f, i) => str(f, 'name', `${p}.cpu.features[${i}]`, true));
   }
@@ -128,22 +181,30 @@ function validateDomain(domain: Obj): void {
       str(kernelBoot, 'kernelArgs', `${p}.firmware.kernelBoot`);
       const container = obj(kernelBoot, 'container', `${p}.firmware.kernelBoot`);
       if (container) {
-        str(container, 'kernelPath', `${p}.firmware.kernelBoot.container`);
-        str(container, 'initrdPath', `${p}.firmware.kernelBoot.container`);
+        filePath(container, 'kernelPath', `${p}.firmware.kernelBoot.container`);
+        filePath(container, 'initrdPath', `${p}.firmware.kernelBoot.container`);
       }
     }
   }
-  validateDevices(obj(domain, 'devices', p) ?? {});
+  const ioThreads = obj(domain, 'ioThreads', p);
+  if (ioThreads) count(ioThreads, 'supplementalPoolThreadCount', `${p}.ioThreads`);
+  const spinlocks = obj(
+    obj(obj(domain, 'features', p) ?? {}, 'hyperv', `${p}.features`) ?? {},
+    'spinlocks',
+    `${p}.features.hyperv`,
+  );
+  if (spinlocks) count(spinlocks, 'spinlocks', `${p}.features.hyperv.spinlocks`);
+  validateDevices(obj(domain, 'devices', p) ?? {}, rules);
 }
 
-function validateDevices(devices: Obj): void {
+function validateDevices(devices: Obj, rules: NameRules): void {
   const p = 'spec.domain.devices';
   const names = new Set<string>();
   arr(devices, 'disks', p).forEach((disk, i) => {
     const dp = `${p}.disks[${i}]`;
-    const name = str(disk, 'name', dp, true) as string;
-    if (names.has(name)) fail(`${dp}.name`, name, 'is used by another disk');
-    names.add(name);
+    const diskName = name(disk, 'name', dp, rules.label);
+    if (names.has(diskName)) fail(`${dp}.name`, diskName, 'is used by another disk');
+    names.add(diskName);
     const kinds = (['disk', 'lun', 'cdrom'] as const).filter((k) => disk[k] !== undefined && disk[k] !== null);
     if (kinds.length > 1) fail(dp, kinds, 'sets more than one of disk, lun, cdrom');
     for (const k of kinds) {
@@ -152,7 +213,8 @@ function validateDevices(devices: Obj): void {
       bool(dev, 'readonly', `${dp}.${k}`);
       if (k === 'cdrom') oneOf(dev, 'tray', `${dp}.cdrom`, ['open', 'closed']);
     }
-    count(disk, 'bootOrder', dp);
+    // KubeVirt requires a boot order of at least 1; libvirt stores it as an unsigned int.
+    count(disk, 'bootOrder', dp, 1);
     str(disk, 'serial', dp);
     oneOf(disk, 'cache', dp, ['none', 'writethrough', 'writeback']);
     oneOf(disk, 'io', dp, ['native', 'threads', 'default']);
@@ -161,13 +223,14 @@ function validateDevices(devices: Obj): void {
   });
   arr(devices, 'interfaces', p).forEach((iface, i) => {
     const ip = `${p}.interfaces[${i}]`;
-    str(iface, 'name', ip, true);
+    name(iface, 'name', ip, rules.iface);
     const bindings = BINDINGS.filter((b) => iface[b] !== undefined && iface[b] !== null);
     if (bindings.length > 1) fail(ip, bindings, 'sets more than one binding');
     if (iface.macAddress !== undefined && !/^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/.test(String(iface.macAddress))) {
       fail(`${ip}.macAddress`, iface.macAddress, 'is not a MAC address');
     }
-    count(iface, 'bootOrder', ip);
+    count(iface, 'bootOrder', ip, 1);
+    count(iface, 'acpiIndex', ip);
     str(iface, 'model', ip);
   });
   arr(devices, 'inputs', p).forEach((input, i) => {
@@ -188,18 +251,18 @@ function validateDevices(devices: Obj): void {
   }
 }
 
-function validateVolumes(spec: Obj): void {
+function validateVolumes(spec: Obj, rules: NameRules): void {
   const seen = new Set<string>();
   arr(spec, 'volumes', 'spec').forEach((volume, i) => {
     const vp = `spec.volumes[${i}]`;
-    const name = str(volume, 'name', vp, true) as string;
-    if (seen.has(name)) fail(`${vp}.name`, name, 'is used by another volume');
-    seen.add(name);
+    const volumeName = name(volume, 'name', vp, rules.label);
+    if (seen.has(volumeName)) fail(`${vp}.name`, volumeName, 'is used by another volume');
+    seen.add(volumeName);
     const sources = VOLUME_SOURCES.filter((s) => volume[s] !== undefined && volume[s] !== null);
     if (sources.length !== 1) fail(vp, Object.keys(volume), 'must set exactly one volume source');
     const hostDisk = obj(volume, 'hostDisk', vp);
     if (hostDisk) {
-      str(hostDisk, 'path', `${vp}.hostDisk`, true);
+      filePath(hostDisk, 'path', `${vp}.hostDisk`, true);
       quantity(hostDisk, 'capacity', `${vp}.hostDisk`);
     }
     const emptyDisk = obj(volume, 'emptyDisk', vp);
@@ -207,11 +270,15 @@ function validateVolumes(spec: Obj): void {
     const pvc = obj(volume, 'persistentVolumeClaim', vp);
     if (pvc) str(pvc, 'claimName', `${vp}.persistentVolumeClaim`, true);
   });
-  arr(spec, 'networks', 'spec').forEach((net, i) => str(net, 'name', `spec.networks[${i}]`, true));
+  arr(spec, 'networks', 'spec').forEach((net, i) => name(net, 'name', `spec.networks[${i}]`, rules.iface));
 }
 
-/** Validates the raw object in place (numeric quantities become strings) and returns it. */
-export function validateVmiObject(raw: unknown): Obj {
+/**
+ * Validates the raw object in place (numeric quantities become strings) and returns it. `admission`
+ * (default) holds names to KubeVirt's admission rules; without it they need only be safe file names.
+ */
+export function validateVmiObject(raw: unknown, admission = true): Obj {
+  const rules = admission ? ADMISSION : PATH_SAFE;
   if (!isObj(raw)) fail('input', raw, 'is not a VirtualMachineInstance object');
   const apiVersion = str(raw, 'apiVersion', '', true);
   if (apiVersion !== 'kubevirt.io/v1' && apiVersion !== 'kubevirt.io/v1alpha3') {
@@ -220,11 +287,13 @@ export function validateVmiObject(raw: unknown): Obj {
   const kind = str(raw, 'kind', '', true);
   if (kind !== 'VirtualMachineInstance') fail('kind', kind, 'is not VirtualMachineInstance');
   const metadata = obj(raw, 'metadata', '', true) as Obj;
-  str(metadata, 'name', 'metadata', true);
-  str(metadata, 'namespace', 'metadata');
+  name(metadata, 'name', 'metadata', rules.subdomain);
+  if (metadata.namespace !== undefined && metadata.namespace !== null && metadata.namespace !== '') {
+    name(metadata, 'namespace', 'metadata', rules.label);
+  }
   str(metadata, 'uid', 'metadata');
   const spec = obj(raw, 'spec', '', true) as Obj;
-  validateDomain(obj(spec, 'domain', 'spec', true) as Obj);
-  validateVolumes(spec);
+  validateDomain(obj(spec, 'domain', 'spec', true) as Obj, rules);
+  validateVolumes(spec, rules);
   return raw;
 }
