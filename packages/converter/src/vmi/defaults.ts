@@ -4,7 +4,10 @@
 import { archFacts, type ArchFacts } from '../context/arch.js';
 import { ConversionError, quote } from '../errors.js';
 import { parseQuantity, toBytes } from '../quantity.js';
-import type { Disk, DomainSpec, VirtualMachineInstance } from './types.js';
+import { applyApiTypeDefaults } from './defaults-api.js';
+import { applyArchDefaults, applyArchFeatureDefaults } from './defaults-arch.js';
+import { applyHypervDependencies } from './defaults-hyperv.js';
+import type { DomainSpec, VirtualMachineInstance } from './types.js';
 import { FIRMWARE_UUID_NAMESPACE, uuidV5 } from './uuid.js';
 
 /** KubeVirt's default ratio between maxGuest and guest memory for memory hot-plug. */
@@ -17,34 +20,64 @@ function defaultIdentity(vmi: VirtualMachineInstance): void {
   meta.namespace ||= 'default';
   // The API server would assign a random uid; a name-derived one keeps plain-YAML conversions reproducible.
   meta.uid ||= uuidV5(FIRMWARE_UUID_NAMESPACE, `uid/${meta.namespace}/${meta.name}`);
-  const domain = vmi.spec.domain;
-  domain.firmware ??= {};
-  domain.firmware.uuid ||= uuidV5(FIRMWARE_UUID_NAMESPACE, meta.name);
 }
 
-function defaultDisks(vmi: VirtualMachineInstance, arch: ArchFacts): void {
+/**
+ * The firmware UUID the guest sees (SMBIOS, cloud-init's instance id on some images). KubeVirt's API draws
+ * a random one for a bare VMI and virt-controller derives one from the name for a VM's VMI (UUIDv5 of
+ * the name in its firmware namespace). We always derive it from the name, as for a VM: converting the same
+ * YAML twice must give the same domain, and a VMI restarted under the same name keeps its identity.
+ */
+function firmwareUuid(vmi: VirtualMachineInstance): () => string {
+  return () => uuidV5(FIRMWARE_UUID_NAMESPACE, vmi.metadata.name);
+}
+
+/** A volume listed without a disk becomes a plain disk (KubeVirt's SetDefaultVolumeDisk). */
+function defaultVolumeDisks(vmi: VirtualMachineInstance): void {
   const devices = vmi.spec.domain.devices;
   const disks = (devices.disks ??= []);
-  // Every volume gets a disk: a volume listed without one becomes a plain disk (SetDefaultVolumeDisk).
+  const named = new Set(disks.map((d) => d.name));
+  const filesystems = new Set((devices.filesystems ?? []).map((f) => f.name));
   for (const volume of vmi.spec.volumes ?? []) {
-    if (!disks.some((d) => d.name === volume.name)) disks.push({ name: volume.name });
+    if (named.has(volume.name) || filesystems.has(volume.name)) continue;
+    disks.push({ name: volume.name });
+    named.add(volume.name);
   }
-  for (const disk of disks) defaultDisk(disk, arch);
 }
 
-function defaultDisk(disk: Disk, arch: ArchFacts): void {
-  if (!disk.disk && !disk.lun && !disk.cdrom) disk.disk = {};
-  const device = disk.disk ?? disk.lun ?? disk.cdrom;
-  if (device && !device.bus) device.bus = arch.defaultDiskBus;
-  if (disk.cdrom) {
-    disk.cdrom.readonly ??= true;
-    disk.cdrom.tray ??= 'closed';
+/** A CPU limit without a request makes the request equal to it. */
+function defaultResourceRequests(vmi: VirtualMachineInstance): void {
+  const resources = vmi.spec.domain.resources;
+  const limit = resources?.limits?.cpu;
+  if (!resources || limit === undefined || isZero(limit) || !isZero(resources.requests?.cpu)) return;
+  resources.requests ??= {};
+  resources.requests.cpu = limit;
+}
+
+function isZero(quantity: string | undefined): boolean {
+  const q = quantity !== undefined ? parseQuantity(quantity) : undefined;
+  return !q || q.numerator === 0n;
+}
+
+/** A container disk image without a tag, or tagged latest, is pulled always; others if not present. */
+function defaultPullPolicies(vmi: VirtualMachineInstance): void {
+  for (const volume of vmi.spec.volumes ?? []) {
+    const disk = volume.containerDisk;
+    if (!disk || disk.imagePullPolicy) continue;
+    const image = disk.image ?? '';
+    disk.imagePullPolicy = image.endsWith(':latest') || !/[:@]/.test(image) ? 'Always' : 'IfNotPresent';
   }
 }
 
 function defaultMemory(vmi: VirtualMachineInstance, arch: ArchFacts): void {
   const domain = vmi.spec.domain;
-  const guest = domain.memory?.guest ?? domain.resources?.requests?.memory ?? domain.resources?.limits?.memory;
+  const requests = domain.resources?.requests?.memory;
+  const limits = domain.resources?.limits?.memory;
+  const pageSize = domain.memory?.hugepages?.pageSize;
+  // Requests, then limits (a zero one counts as unset), then one hugepage.
+  const guest =
+    domain.memory?.guest ??
+    (!isZero(requests) ? requests : !isZero(limits) ? limits : !isZero(pageSize) ? pageSize : undefined);
   if (guest === undefined) {
     throw new ConversionError(
       'spec.domain.resources.requests.memory',
@@ -74,11 +107,9 @@ function memoryHotplugAllowed(domain: DomainSpec, arch: ArchFacts): boolean {
   );
 }
 
-function defaultCpu(vmi: VirtualMachineInstance, arch: ArchFacts): void {
+function defaultCpuTopology(vmi: VirtualMachineInstance): void {
   const domain = vmi.spec.domain;
   const cpu = (domain.cpu ??= {});
-  // The webhook's default model is the cluster's (host-model; host-passthrough on arm64).
-  cpu.model ||= arch.defaultCpuMode;
   if (!cpu.cores && !cpu.sockets && !cpu.threads) {
     const quantity = domain.resources?.limits?.cpu ?? domain.resources?.requests?.cpu;
     const parsed = quantity !== undefined ? parseQuantity(quantity) : undefined;
@@ -90,34 +121,13 @@ function defaultCpu(vmi: VirtualMachineInstance, arch: ArchFacts): void {
   cpu.sockets ||= 1;
 }
 
-function defaultFeatures(vmi: VirtualMachineInstance): void {
-  const features = vmi.spec.domain.features;
-  if (!features) return;
-  for (const key of ['acpi', 'apic', 'smm'] as const) {
-    const toggle = features[key];
-    if (toggle && toggle.enabled === undefined) toggle.enabled = true;
-  }
-  const spinlocks = features.hyperv?.spinlocks;
-  if (spinlocks && spinlocks.enabled !== false && spinlocks.spinlocks === undefined) spinlocks.spinlocks = 4096;
-}
-
 function defaultNetworks(vmi: VirtualMachineInstance): void {
   const devices = vmi.spec.domain.devices;
   // autoattachPodInterface (default on): a VMI with no interfaces and no networks gets the pod network.
-  if (
-    !devices.interfaces?.length &&
-    !vmi.spec.networks?.length &&
-    (devices as { autoattachPodInterface?: boolean }).autoattachPodInterface !== false
-  ) {
+  if (!devices.interfaces?.length && !vmi.spec.networks?.length && devices.autoattachPodInterface !== false) {
     devices.interfaces = [{ name: 'default', masquerade: {} }];
     vmi.spec.networks = [{ name: 'default', pod: {} }];
   }
-}
-
-function defaultWatchdog(vmi: VirtualMachineInstance): void {
-  const watchdog = vmi.spec.domain.devices.watchdog;
-  if (watchdog?.i6300esb) watchdog.i6300esb.action ||= 'reset';
-  if (watchdog?.diag288) watchdog.diag288.action ||= 'reset';
 }
 
 function defaultMachine(vmi: VirtualMachineInstance, arch: ArchFacts): void {
@@ -126,7 +136,11 @@ function defaultMachine(vmi: VirtualMachineInstance, arch: ArchFacts): void {
   domain.machine.type ||= arch.defaultMachine;
 }
 
-/** Applies the API's defaults in place and returns the VMI. */
+/**
+ * Applies the API's defaults in place, in the order KubeVirt's mutating webhook runs them, and returns the
+ * VMI. Left out on purpose: the cluster-configured ones (eviction strategy, a cluster CPU model or
+ * request) and CPU hot-plug's maxSockets (see README, "API defaults").
+ */
 export function applyDefaults(vmi: VirtualMachineInstance, architecture?: string): VirtualMachineInstance {
   vmi.spec.domain.devices ??= {};
   const arch = archFacts(vmi.spec.architecture || architecture);
@@ -138,12 +152,18 @@ export function applyDefaults(vmi: VirtualMachineInstance, architecture?: string
     );
   }
   defaultIdentity(vmi);
-  defaultDisks(vmi, arch);
-  defaultMemory(vmi, arch);
-  defaultCpu(vmi, arch);
-  defaultFeatures(vmi);
-  defaultNetworks(vmi);
-  defaultWatchdog(vmi);
+  // The VMI spec defaults.
   defaultMachine(vmi, arch);
+  defaultResourceRequests(vmi);
+  defaultMemory(vmi, arch);
+  defaultCpuTopology(vmi);
+  defaultPullPolicies(vmi);
+  defaultNetworks(vmi);
+  defaultVolumeDisks(vmi);
+  // Then features (s390x first), the API types' own defaults, Hyper-V needs, the architecture's.
+  applyArchFeatureDefaults(vmi, arch);
+  applyApiTypeDefaults(vmi, firmwareUuid(vmi));
+  applyHypervDependencies(vmi);
+  applyArchDefaults(vmi, arch);
   return vmi;
 }

@@ -110,7 +110,10 @@ export interface Disk extends DiskDevice {
   io?: string;
   shareable?: boolean;
   errorPolicy?: string;
-  blockSize?: { custom?: { logical: number; physical: number; discardGranularity?: number } };
+  blockSize?: {
+    custom?: { logical: number; physical: number; discardGranularity?: number };
+    matchVolume?: Toggle;
+  };
 }
 
 export interface Interface {
@@ -131,14 +134,34 @@ export interface Interface {
 
 export interface Input {
   name: string;
-  type: string;
+  /** The API defaults it to tablet. */
+  type?: string;
+  /** The API defaults it to usb. */
   bus?: string;
+}
+
+export interface Gpu {
+  name: string;
+  deviceName?: string;
+  virtualGPUOptions?: { display?: { enabled?: boolean; ramFB?: Toggle } };
+}
+
+/** A VMI readiness or liveness probe (only the fields the API defaults). */
+export interface Probe {
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  [handler: string]: unknown;
 }
 
 export interface Devices {
   disks?: Disk[];
   interfaces?: Interface[];
   inputs?: Input[];
+  gpus?: Gpu[];
+  autoattachPodInterface?: boolean;
   watchdog?: { name: string; i6300esb?: { action?: string }; diag288?: { action?: string } };
   rng?: object;
   sound?: { name: string; model?: string };
@@ -176,7 +199,7 @@ export interface DomainSpec {
 
 export interface Volume {
   name: string;
-  containerDisk?: { image?: string; path?: string };
+  containerDisk?: { image?: string; path?: string; imagePullPolicy?: string };
   ephemeral?: { persistentVolumeClaim?: { claimName: string; readOnly?: boolean } };
   persistentVolumeClaim?: { claimName: string; readOnly?: boolean; hotpluggable?: boolean };
   dataVolume?: { name: string; hotpluggable?: boolean };
@@ -216,6 +239,8 @@ export interface VirtualMachineInstance {
     architecture?: string;
     startStrategy?: string;
     terminationGracePeriodSeconds?: number;
+    readinessProbe?: Probe;
+    livenessProbe?: Probe;
     subdomain?: string;
     hostname?: string;
   };
