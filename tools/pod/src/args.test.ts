@@ -21,6 +21,9 @@ describe('parseRunArgs', () => {
     expect(a.untilLease).toBe(true);
     expect(a.console).toBe(false);
     expect(a.timeoutSeconds).toBe(30);
+    expect(a.hypervisor).toBe('auto');
+    expect(parseRunArgs(['run', 'v.yaml', '--hypervisor', 'emulation']).hypervisor).toBe('emulation');
+    expect(parseRunArgs(['run', 'v.yaml', '--hypervisor=kvm']).hypervisor).toBe('kvm');
   });
 
   it.each([
@@ -30,6 +33,7 @@ describe('parseRunArgs', () => {
     [['run', 'a', '--container-disk', 'x='], /VOLUME=IMAGE_FILE/],
     [['run', 'a', '--timeout', 'abc'], /--timeout abc: not a positive number/],
     [['run', 'a', '--bogus'], /bogus/],
+    [['run', 'a', '--hypervisor', 'tcg'], /--hypervisor tcg: expected auto, kvm, emulation/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseRunArgs(argv)).toThrow(UsageError);
     expect(() => parseRunArgs(argv)).toThrow(message);

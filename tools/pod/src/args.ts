@@ -1,11 +1,16 @@
 // virt-pod's command line.
 import { parseArgs } from 'node:util';
+import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
 
 export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
-                [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
+                [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
 
   --container-disk VOLUME=FILE  the disk image a containerDisk volume's image would carry
   --kernel-boot-dir DIR         where the kernelBoot image's kernelPath/initrdPath are found (DIR/<path> or DIR/<basename>)
+  --hypervisor auto|kvm|emulation
+                                auto (default): the pod gets /dev/kvm only when KVM really runs a vCPU with the
+                                domain's CPU model here, else it emulates (one line says why); kvm: fail when KVM
+                                cannot run; emulation: no /dev/kvm in the pod
   --console                     stream the guest's serial console
   --until-lease                 shut down and exit 0 once the guest has its DHCP lease (1 if it never gets one)
   --timeout SECONDS             give up waiting for the lease after this long (default 240)
@@ -20,6 +25,7 @@ export interface RunArgs {
   vmiFile: string;
   containerDisks: Map<string, string>;
   kernelBootDir?: string;
+  hypervisor: HypervisorChoice;
   console: boolean;
   untilLease: boolean;
   timeoutSeconds: number;
@@ -36,6 +42,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
       options: {
         'container-disk': { type: 'string', multiple: true },
         'kernel-boot-dir': { type: 'string' },
+        hypervisor: { type: 'string', default: 'auto' },
         console: { type: 'boolean', default: false },
         'until-lease': { type: 'boolean', default: false },
         timeout: { type: 'string', default: '240' },
@@ -59,10 +66,14 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const timeoutSeconds = Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
     throw new UsageError(`--timeout ${values.timeout}: not a positive number`);
+  const hypervisor = values.hypervisor as HypervisorChoice;
+  if (!HYPERVISOR_CHOICES.includes(hypervisor))
+    throw new UsageError(`--hypervisor ${values.hypervisor}: expected ${HYPERVISOR_CHOICES.join(', ')}`);
   return {
     vmiFile: positionals[1]!,
     containerDisks,
     kernelBootDir: values['kernel-boot-dir'],
+    hypervisor,
     console: values.console,
     untilLease: values['until-lease'],
     timeoutSeconds,

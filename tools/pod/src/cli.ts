@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // virt-pod: run a VMI on this machine through the real launcher, as kubelet + virt-handler would.
-// Exit codes: 0 done (with --until-lease: the guest got its lease), 1 failure, 2 bad usage.
+// Exit codes: 0 done (with --until-lease: the guest got its lease), 1 failure, 2 bad usage, 130 interrupted (Ctrl-C)
+// before the guest ran.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRunArgs, UsageError, USAGE } from './args.js';
-import { runPod } from './run.js';
+import { InterruptedError, runPod, StartFailedError } from './run.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -30,6 +31,14 @@ async function main(): Promise<number> {
     if (args.untilLease) return outcome.leased ? 0 : 1;
     return 0;
   } catch (e) {
+    if (e instanceof InterruptedError) {
+      process.stderr.write(`virt-pod: ${e.message}; the pod was removed\n`);
+      return 130;
+    }
+    if (e instanceof StartFailedError) {
+      process.stderr.write(`virt-pod: the VMI did not start: ${e.message}\n`);
+      return 1;
+    }
     process.stderr.write(`virt-pod: ${(e as Error).message}\n`);
     return 1;
   }

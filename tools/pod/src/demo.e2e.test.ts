@@ -1,51 +1,20 @@
 // The whole system on this machine: virt-pod runs examples/vmi-demo.yaml through monitor → launcher → libvirtd →
 // QEMU/TCG; the guest gets its lease from our DHCP server, reaches the node through masquerade, serves port 80,
-// and everything the runner made is gone afterwards.
-import { execFileSync, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// and everything the runner made is gone afterwards. The hypervisor is chosen, not inherited: emulation, so the pod
+// has no /dev/kvm and this passes on hosts without KVM, with a working KVM, or with a /dev/kvm that cannot run.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildDemoGuest, demoArgs, leftovers, nothingLeft, runRootOf, snapshot, startPod } from './e2e-kit.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-let guestDir: string;
+beforeAll(() => buildDemoGuest());
 
-const ourNamespaces = () =>
-  execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
-    .split('\n')
-    .map((l) => l.split(' ')[0]!)
-    .filter((n) => /^vlt-(pod|node)-[0-9a-f]{6}$/.test(n));
-
-beforeAll(() => {
-  guestDir = path.join(repo, '.cache/demo-guest');
-  execFileSync('bash', [path.join(repo, 'tools/demo-guest/build.sh'), guestDir], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-});
-
-describe('virt-pod run examples/vmi-demo.yaml --until-lease', () => {
-  it('boots the guest, which gets 10.0.2.2 from our DHCP server and reaches the node through masquerade', () => {
-    const before = new Set(ourNamespaces());
-    const tmpBefore = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('virt-pod-demo-')));
-    const r = spawnSync(
-      process.execPath,
-      [
-        path.join(repo, 'tools/pod/dist/cli.js'),
-        'run',
-        path.join(repo, 'examples/vmi-demo.yaml'),
-        '--container-disk',
-        `rootdisk=${guestDir}/containerdisk.img`,
-        '--kernel-boot-dir',
-        guestDir,
-        '--until-lease',
-        '--timeout',
-        '180',
-      ],
-      { encoding: 'utf8', timeout: 280_000 },
-    );
-    const out = r.stdout + r.stderr;
-    expect(r.status, out).toBe(0);
+describe('virt-pod run examples/vmi-demo.yaml --until-lease --hypervisor emulation', () => {
+  it('boots the guest, which gets 10.0.2.2 from our DHCP server and reaches the node through masquerade', async () => {
+    const before = snapshot();
+    const pod = startPod(demoArgs(['--hypervisor', 'emulation', '--until-lease', '--timeout', '180']));
+    const status = await pod.exited;
+    const out = pod.output();
+    expect(status, out).toBe(0);
+    expect(out).toMatch(/hypervisor: emulation as asked \(--hypervisor emulation\), no \/dev\/kvm/);
     expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 router=10\.0\.2\.1 /);
     expect(out).toMatch(/mtu=1450/);
     expect(out).toMatch(/search=default\.svc\.cluster\.local,svc\.cluster\.local,cluster\.local/);
@@ -54,10 +23,7 @@ describe('virt-pod run examples/vmi-demo.yaml --until-lease', () => {
     expect(out).toMatch(/Domain defined\./);
     expect(out).toMatch(/Domain started\./);
     expect(out).toMatch(/pod exited with 0/);
-    // Nothing the runner made is left: namespaces, /etc/netns entries, run-root.
-    const leftover = ourNamespaces().filter((n) => !before.has(n));
-    expect(leftover).toEqual([]);
-    expect(fs.readdirSync('/etc/netns').filter((n) => leftover.includes(n))).toEqual([]);
-    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('virt-pod-demo-') && !tmpBefore.has(f))).toEqual([]);
+    // Nothing the runner made is left: namespaces, /etc/netns entries, run-root, processes.
+    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
   });
 });

@@ -4,8 +4,8 @@ import { execa, type ResultPromise } from 'execa';
 
 export interface NodeProbe {
   port: number;
-  /** Resolves with the first connection's peer address and payload. */
-  firstHello: Promise<{ from: string; text: string }>;
+  /** Resolves with the first connection's peer address and payload; undefined when the listener ended first. */
+  firstHello: Promise<{ from: string; text: string } | undefined>;
   stop(): void;
 }
 
@@ -23,16 +23,17 @@ export async function startNodeProbe(nodeNs: string, nodeIp: string, port = 8080
   const child: ResultPromise = execa(
     'ip',
     ['netns', 'exec', nodeNs, process.execPath, '-e', listener, String(port), nodeIp],
-    {
-      buffer: false,
-      reject: false,
-    },
+    // Its own session: a Ctrl-C on the terminal is virt-pod's to handle, not the listener's.
+    { buffer: false, reject: false, detached: true },
   );
   const lines = lineReader(child);
   const first = await lines.next();
   if (first.value !== 'listening') throw new Error(`node probe did not start: ${String(first.value)}`);
-  const firstHello = lines.next().then((r) => JSON.parse(String(r.value)) as { from: string; text: string });
-  firstHello.catch(() => undefined);
+  // A listener that stopped (killed, or stopped by cleanup) yields no line: that is "no hello", never a crash.
+  const firstHello = lines.next().then(
+    (r) => (r.done ? undefined : (JSON.parse(r.value) as { from: string; text: string })),
+    () => undefined,
+  );
   return { port, firstHello, stop: () => void child.kill('SIGTERM') };
 }
 

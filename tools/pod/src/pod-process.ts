@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
+import type { KvmDevice } from './hypervisor.js';
 
 export interface PodProcessOptions {
   repo: string;
@@ -15,6 +16,9 @@ export interface PodProcessOptions {
   namespace: string;
   uid: string;
   gracePeriodSeconds: number;
+  /** The pod's /dev/kvm, and whether the launcher may emulate (only when virt-pod decided on emulation). */
+  kvm: KvmDevice;
+  allowEmulation: boolean;
   logFile: string;
   onLogLine: (line: string) => void;
 }
@@ -53,6 +57,8 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       privateRoot,
       'exec',
       o.runRoot,
+      '--kvm',
+      o.kvm,
       '--',
       node,
       monitor,
@@ -69,9 +75,11 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       String(o.gracePeriodSeconds),
       '--qemu-timeout',
       '5m',
-      '--allow-emulation',
+      ...(o.allowEmulation ? ['--allow-emulation'] : []),
     ],
-    { all: true, buffer: false, reject: false, stdin: 'ignore' },
+    // detached: its own session and process group. A Ctrl-C on the terminal must reach only virt-pod, which then
+    // stops the pod as kubelet would (SIGTERM to PID 1); the daemons inside must live until the guest powered off.
+    { all: true, buffer: false, reject: false, stdin: 'ignore', detached: true },
   );
   let pending = '';
   child.all?.on('data', (d: Buffer) => {
@@ -110,10 +118,16 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
   };
 }
 
-/** Lines worth showing without --verbose: KubeVirt's milestones, warnings and errors. */
+/**
+ * Lines worth showing without --verbose: KubeVirt's milestones, the launcher's warnings and errors. The daemons' own
+ * lines (subcomponent libvirtd/virtlogd) stay in pod.log and --verbose, and so does the launcher's "SyncVirtualMachine
+ * failed": virt-pod prints that reason itself, once.
+ */
 export function isMilestone(line: string): boolean {
   try {
-    const entry = JSON.parse(line) as { level?: string; msg?: string };
+    const entry = JSON.parse(line) as { level?: string; msg?: string; subcomponent?: string };
+    if (entry.subcomponent === 'libvirtd' || entry.subcomponent === 'virtlogd') return false;
+    if (entry.msg === 'SyncVirtualMachine failed') return false;
     if (entry.level === 'error' || entry.level === 'warning') return true;
     return /^(Marked as ready|Domain defined\.|Domain started\.|Synced vmi|Signaled graceful shutdown|Grace Period expired|Domain stopped\.|Process .* is gone!|Exiting\.\.\.|Connected to libvirt|Successfully connected to domain notify|DHCP)/.test(
       entry.msg ?? '',

@@ -17,6 +17,7 @@ import {
 import type { RunArgs } from './args.js';
 import { CleanupStack } from './cleanup.js';
 import { startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
+import { decideHypervisor, probeKvm } from './hypervisor.js';
 import { placeContainerDisks, podLayout } from './layout.js';
 import { createPodNetwork } from './namespaces.js';
 import { startNodeProbe } from './node-probe.js';
@@ -29,6 +30,16 @@ export interface RunOutcome {
   exitCode: number;
 }
 
+/** A Ctrl-C (or SIGTERM) before the guest ran: everything made so far was undone. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+}
+
+/** SyncVirtualMachine answered success:false: the launcher's reason, printed once. */
+export class StartFailedError extends Error {
+  override name = 'StartFailedError';
+}
+
 const PROBE_PORT = 8080;
 
 function readVmi(file: string): VirtualMachineInstance {
@@ -39,11 +50,12 @@ function readVmi(file: string): VirtualMachineInstance {
   return vmi;
 }
 
-async function waitForFile(file: string, exited: Promise<number>, timeoutMs: number): Promise<void> {
+async function waitForFile(file: string, exited: Promise<number>, timeoutMs: number, signal: AbortSignal) {
   const deadline = Date.now() + timeoutMs;
   let gone = false;
   void exited.then(() => (gone = true));
   while (!fs.existsSync(file)) {
+    if (signal.aborted) throw new InterruptedError('interrupted before the launcher was ready');
     if (gone) throw new Error(`the pod exited before ${path.basename(file)} appeared (see its log)`);
     if (Date.now() > deadline) throw new Error(`${file} did not appear within ${timeoutMs / 1000} s`);
     await sleep(50);
@@ -58,13 +70,24 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
   let launcher: LauncherClient | undefined;
   let leased = false;
   const onSigint = () => {
-    print('interrupted: shutting the pod down');
+    if (!abort.signal.aborted) print('interrupted: shutting the pod down');
     abort.abort();
+  };
+  const aborted = new Promise<'aborted'>((r) => abort.signal.addEventListener('abort', () => r('aborted')));
+  // Each phase ends early on Ctrl-C: what it made is already on the cleanup stack.
+  const interruptible = async <T>(phase: string, work: Promise<T>): Promise<T> => {
+    const first = await Promise.race([work.then((value) => ({ value })), aborted]);
+    if (first === 'aborted') throw new InterruptedError(`interrupted during ${phase}`);
+    return first.value;
+  };
+  const phase = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    if (abort.signal.aborted) throw new InterruptedError(`interrupted before ${name}`);
+    return interruptible(name, clock.run(name, work));
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   try {
-    const vmi = await clock.run('read VMI', async () => readVmi(args.vmiFile));
+    const vmi = await phase('read VMI', async () => readVmi(args.vmiFile));
     const { name, namespace, uid } = vmi.metadata as { name: string; namespace: string; uid: string };
     const grace = vmi.spec?.terminationGracePeriodSeconds ?? 30;
     const id = randomBytes(3).toString('hex');
@@ -75,11 +98,18 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     const layout = podLayout(runRoot);
     print(`pod ${namespace}/${name} uid ${uid}, run-root ${runRoot}`);
 
-    const net = await clock.run('pod network (namespaces, veth to the node)', () =>
+    const hypervisor = await phase(`hypervisor (--hypervisor ${args.hypervisor})`, () =>
+      decideHypervisor(args.hypervisor, vmi.spec?.domain?.cpu?.model, (device, cpu) =>
+        probeKvm(repo, runRoot, device, cpu),
+      ),
+    );
+    print(hypervisor.line);
+
+    const net = await phase('pod network (namespaces, veth to the node)', () =>
       createPodNetwork(id, cleanup, [`${namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local']),
     );
     const masq = vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
-    const plan = await clock.run('masquerade (netsetup: bridge, tap, nftables)', async () => {
+    const plan = await phase('masquerade (netsetup: bridge, tap, nftables)', async () => {
       const facts = await discoverPodInterface(net.podNs, net.podIface, {
         resolvConfPath: `/etc/netns/${net.podNs}/resolv.conf`,
         hostname: vmi.spec?.hostname ?? name,
@@ -101,7 +131,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${plan.dhcp?.v4?.clientIpCidr}`,
     );
 
-    await clock.run('pod directories and container disks', async () => {
+    await phase('pod directories and container disks', async () => {
       const priv = layout.hostPath('/var/run/kubevirt-private');
       fs.mkdirSync(layout.hostPath('/var/run/kubevirt/sockets'), { recursive: true });
       fs.mkdirSync(priv, { recursive: true });
@@ -118,14 +148,18 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     cleanup.push('node probe', () => probe.stop());
 
     let shutdownRequested = false;
+    let domainStatus = '';
+    let syncFailed = false;
     const handler = await startHandlerStandIn(
       layout.hostPath('/var/run/kubevirt/domain-notify-pipe.sock'),
       (e: DomainEventSummary) => {
+        domainStatus = e.status;
         print(
           `  domain event ${e.eventType}: ${e.status || '-'}${e.reason ? ` (${e.reason})` : ''}${e.markedForGracefulShutdown ? ', marked for graceful shutdown' : ''}`,
         );
         // virt-handler's answer to a domain marked for graceful shutdown: ShutdownVirtualMachine.
-        if (e.markedForGracefulShutdown && !shutdownRequested && launcher) {
+        const domainUp = e.status !== 'Shutoff' && e.status !== 'NoState';
+        if (e.markedForGracefulShutdown && domainUp && !shutdownRequested && launcher) {
           shutdownRequested = true;
           void launcher
             .call('shutdownVirtualMachine', { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options: undefined })
@@ -146,16 +180,28 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       namespace,
       uid,
       gracePeriodSeconds: grace,
+      kvm: hypervisor.kvm,
+      allowEmulation: hypervisor.allowEmulation,
       logFile: path.join(runRoot, 'pod.log'),
       onLogLine: (line) => (args.verbose || isMilestone(line)) && print(`  [pod] ${compactLog(line)}`),
     });
     const podRef = pod;
     cleanup.push('pod process', async () => {
       if (podRef.child.exitCode !== null) return;
+      // virt-handler deletes the domain of a VMI that failed or whose domain is off; the launcher's last event then
+      // says "deleted" and it exits at once instead of waiting out its final-notify timeouts (15 s + 30 s).
+      if (launcher && (syncFailed || domainStatus === 'Shutoff')) {
+        const vmiJson = Buffer.from(JSON.stringify(vmi));
+        await launcher
+          .call('deleteVirtualMachine', { vmi: { vmiJson }, options: undefined }, 10_000)
+          .catch(() => undefined);
+      }
       await podRef.terminate();
-      const done = await Promise.race([podRef.exited.then(() => true), sleep((grace + 20) * 1000).then(() => false)]);
+      // Without a guest there is nothing to power off: a pod that ignores SIGTERM then is not worth the grace period.
+      const waitS = launcher && !syncFailed ? grace + 20 : 10;
+      const done = await Promise.race([podRef.exited.then(() => true), sleep(waitS * 1000).then(() => false)]);
       if (!done) {
-        print('pod did not stop within the grace period: killing it');
+        print(`pod did not stop within ${waitS} s: killing it`);
         podRef.kill();
         await podRef.exited;
       }
@@ -163,12 +209,12 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       launcher?.close();
     });
     const sock = layout.hostPath('/var/run/kubevirt/sockets/launcher-sock');
-    await waitForFile(sock, pod.exited, 60_000);
+    await waitForFile(sock, pod.exited, 60_000, abort.signal);
     clock.mark('launcher ready (launcher-sock)', started);
 
-    launcher = await connectLauncher(sock);
+    launcher = await interruptible('connecting to the launcher', connectLauncher(sock));
     const syncStart = performance.now();
-    const res = await launcher.call(
+    const sync = launcher.call(
       'syncVirtualMachine',
       {
         vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
@@ -188,7 +234,11 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       },
       60_000,
     );
-    if (!res.success) throw new Error(`SyncVirtualMachine failed: ${res.message}`);
+    const res = await interruptible('SyncVirtualMachine', sync);
+    if (!res.success) {
+      syncFailed = true;
+      throw new StartFailedError(res.message);
+    }
     clock.mark('SyncVirtualMachine (define, prepare storage, start)', syncStart);
 
     const bootStart = performance.now();
@@ -198,7 +248,6 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       abort.signal,
     );
     cleanup.push('serial console', () => serial.close());
-    const aborted = new Promise<'aborted'>((r) => abort.signal.addEventListener('abort', () => r('aborted')));
     const timeout = sleep(args.timeoutSeconds * 1000).then(() => 'timeout' as const);
     const podGone = pod.exited.then(() => 'pod exited' as const);
     const first = await Promise.race([serial.lease, aborted, timeout, podGone]);
@@ -206,7 +255,11 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       leased = true;
       clock.mark('guest boot → DHCP lease', bootStart);
       print(`guest lease: ${first.replace(/^.*VLT-GUEST: lease /, '')}`);
-      const hello = await Promise.race([probe.firstHello, sleep(20_000).then(() => undefined)]);
+      const hello = await Promise.race([
+        probe.firstHello,
+        sleep(20_000).then(() => undefined),
+        aborted.then(() => undefined),
+      ]);
       print(
         hello
           ? `node received "${hello.text}" from ${hello.from.replace(/^::ffff:/, '')} (the pod's address ${net.podIp}: masquerade works)`
