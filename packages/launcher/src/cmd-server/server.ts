@@ -8,16 +8,45 @@ import { CmdInfoService } from '../gen/kubevirt/cmd/info/info.js';
 import type { CmdInfoServer } from '../gen/kubevirt/cmd/info/info.js';
 import { CmdService } from '../gen/kubevirt/cmd/v1/cmd.js';
 import { log } from '../log.js';
+import { refuseLiveSocket } from '../main/socket-check.js';
 import { buildCmdImplementation } from './rpc-table.js';
 import type { CmdHandlers } from './rpc-table.js';
 
 export const supportedCmdVersions = [1];
 
+/** gRPC's default receive limit, which KubeVirt's cmd server keeps: a larger request is refused before decoding. */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+export interface CmdServerOptions {
+  /** Largest request accepted; larger ones get RESOURCE_EXHAUSTED without being buffered or parsed. */
+  maxRequestBytes?: number;
+  /** A connection with no call in flight for this long is closed (also one that never sends a byte). */
+  idleMs?: number;
+  /** How often the server pings a connection to find dead peers, and how long it waits for the answer. */
+  keepaliveMs?: number;
+  keepaliveTimeoutMs?: number;
+}
+
+/** The handler opens a connection per operation and closes it; anything idle for minutes is a leak or a stall. */
+const defaults: Required<CmdServerOptions> = {
+  maxRequestBytes: MAX_REQUEST_BYTES,
+  idleMs: 5 * 60_000,
+  keepaliveMs: 60_000,
+  keepaliveTimeoutMs: 20_000,
+};
+
 export class CmdServer {
-  private readonly server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  private readonly server: Server;
   private socketPath = '';
 
-  constructor(handlers: CmdHandlers) {
+  constructor(handlers: CmdHandlers, options: CmdServerOptions = {}) {
+    const o = { ...defaults, ...options };
+    this.server = new Server({
+      'grpc.max_receive_message_length': o.maxRequestBytes,
+      'grpc.max_connection_idle_ms': o.idleMs,
+      'grpc.keepalive_time_ms': o.keepaliveMs,
+      'grpc.keepalive_timeout_ms': o.keepaliveTimeoutMs,
+    });
     const info: CmdInfoServer = {
       info: (_call, callback) => callback(null, { supportedCmdVersions }),
     };
@@ -29,9 +58,14 @@ export class CmdServer {
     return this.socketPath;
   }
 
-  /** Binds the socket; a stale file left by a crashed launcher is removed first (EADDRINUSE otherwise). */
-  async listen(socketPath: string): Promise<void> {
+  /**
+   * Binds the socket; a stale file left by a crashed launcher is removed first (EADDRINUSE otherwise). A socket
+   * that still answers, this one or one of `alsoOwned` (launcher-sock, which markReady would replace), belongs
+   * to a running launcher: SocketInUseError, and nothing is removed.
+   */
+  async listen(socketPath: string, alsoOwned: string[] = []): Promise<void> {
     await mkdir(dirname(socketPath), { recursive: true, mode: 0o755 });
+    for (const path of [socketPath, ...alsoOwned]) await refuseLiveSocket(path, 'virt-launcher cmd server');
     await rm(socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {
       this.server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (err) =>
