@@ -2,7 +2,7 @@
 // domain lock, as KubeVirt's do; Kill, Delete, Reset, SoftReboot and reads do not.
 import type { Connection, Domain } from '../adapters/libvirt.js';
 import type { VMIRequest } from '../gen/kubevirt/cmd/v1/cmd.js';
-import { InvalidRequestError, isNoDomain } from '../errors.js';
+import { InvalidRequestError, errorMessage, isNoDomain } from '../errors.js';
 import { log } from '../log.js';
 import { parseVmiRequest } from '../vmi.js';
 import type { VmiView } from '../vmi.js';
@@ -20,9 +20,36 @@ export class DomainNotFoundError extends Error {
   }
 }
 
+const VIR_ERR_INVALID_ARG = 8;
+/** "domain is not running" (destroy), "cannot undefine transient domain" (a racing Delete got there first). */
+const VIR_ERR_OPERATION_INVALID = 55;
+
+function libvirtCode(err: unknown): number | undefined {
+  return err instanceof Error && err.name === 'LibvirtError' ? (err as { code?: number }).code : undefined;
+}
+
+/** Runs a Kill/Delete body; an error meaning "already done" by a racing call is success. */
+async function settled(body: () => Promise<void>, already: string): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    if (!isNoDomain(err) && libvirtCode(err) !== VIR_ERR_OPERATION_INVALID) throw err;
+    log.info(already, { reason: errorMessage(err) });
+  }
+}
+
+/** A Sync that arrives after the stop signal: starting a guest the launcher is about to stop helps no one. */
+export class ShuttingDownError extends Error {
+  constructor(readonly signal: string) {
+    super(`virt-launcher is shutting down (${signal}): not starting or changing the domain`);
+    this.name = 'ShuttingDownError';
+  }
+}
+
 export class DomainManager {
   private readonly lock = new Mutex();
   private readonly pausedByUser = new Set<string>();
+  private closing: string | undefined;
 
   constructor(
     /** `<ns>_<name>` from the flags; empty when unknown. GetDomain prefers it over other domains. */
@@ -47,8 +74,18 @@ export class DomainManager {
     }
   }
 
+  /**
+   * After the stop signal: Syncs not yet running are refused, and this resolves once the one in flight (if
+   * any) is done, so the caller then sees whatever domain that Sync made and can stop it.
+   */
+  async close(signal: string): Promise<void> {
+    this.closing ??= signal;
+    await this.lock.run(async () => undefined);
+  }
+
   sync(request: VMIRequest): Promise<VmiView> {
     return this.lock.run(async () => {
+      if (this.closing) throw new ShuttingDownError(this.closing);
       // The sync pipeline (context, converter adapter, storage, define/start) is loaded at the first sync:
       // readiness does not need it, and a launcher that is never asked to sync never pays for it.
       const { syncVmi } = await import('./sync/pipeline.js');
@@ -100,37 +137,35 @@ export class DomainManager {
     });
   }
 
+  /**
+   * Stops the domain; idempotent. The handler may send Kill and Delete together while a pod goes away: a domain
+   * that vanishes (or stops) between the lookup, the state read and the destroy is already where Kill wants it.
+   */
   async kill(domainName: string): Promise<void> {
-    let dom: Domain;
-    try {
-      dom = await this.conn.lookupDomainByName(domainName);
-    } catch (err) {
-      if (isNoDomain(err)) return;
-      throw err;
-    }
-    const { state } = await dom.getState();
-    if (state === STATE.running || state === STATE.paused || state === STATE.shuttingDown) {
-      try {
+    await settled(async () => {
+      const dom = await this.conn.lookupDomainByName(domainName);
+      const { state } = await dom.getState();
+      if (state === STATE.running || state === STATE.paused || state === STATE.shuttingDown) {
         await dom.destroy({ graceful: true });
-      } catch (err) {
-        if (!isNoDomain(err)) throw err;
-      }
-      log.info('Domain stopped.');
-    } else log.info('Domain not running, paused or shut down, nothing to do.');
+        log.info('Domain stopped.');
+      } else log.info('Domain not running, paused or shut down, nothing to do.');
+    }, 'Domain already stopped.');
   }
 
+  /** Undefines the domain (keeping NVRAM); idempotent for the same reason as kill. */
   async delete(request: VMIRequest): Promise<void> {
     const vmi = parseVmiRequest(request.vmi?.vmiJson);
-    const dom = await this.lookup(vmi);
-    if (!dom) return;
-    try {
-      await dom.undefine({ keepNvram: true });
-    } catch (err) {
-      // Drivers without NVRAM support (the test driver) reject the flag (VIR_ERR_INVALID_ARG): nothing to keep.
-      if ((err as { code?: number }).code !== 8) throw err;
-      await dom.undefine();
-    }
-    log.info('Domain undefined.');
+    await settled(async () => {
+      const dom = await this.conn.lookupDomainByName(vmi.domainName);
+      try {
+        await dom.undefine({ keepNvram: true });
+      } catch (err) {
+        // Drivers without NVRAM support (the test driver) reject the flag (VIR_ERR_INVALID_ARG): nothing to keep.
+        if (libvirtCode(err) !== VIR_ERR_INVALID_ARG) throw err;
+        await dom.undefine();
+      }
+      log.info('Domain undefined.');
+    }, 'Domain already undefined.');
   }
 
   async reset(request: VMIRequest): Promise<void> {
