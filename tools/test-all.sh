@@ -6,14 +6,29 @@ cd "$(dirname "$0")/.."
 export npm_config_nodedir="${npm_config_nodedir:-/usr}"
 status=0
 step() { printf '\n=== %s ===\n' "$*"; }
+# What the run may not change: the content of tracked files (uncommitted edits made before the run are fine).
+tracked_state() { { git status --porcelain --untracked-files=no; git diff --binary; } | sha256sum; }
+untracked_files() { git status --porcelain --untracked-files=all | grep '^??' || true; }
+tracked_before=$(tracked_state)
+untracked_before=$(untracked_files)
 
 step "generated contracts are up to date"
-npx nx run-many -t proto --outputStyle=static --skip-nx-cache >/dev/null
-if [[ -n "$(git status --porcelain -- 'packages/*/src/gen' 'tools/*/src/gen')" ]]; then
-  echo "stale generated code: run 'npm run proto' and commit the result" >&2
-  git status --porcelain -- 'packages/*/src/gen' 'tools/*/src/gen' >&2
-  status=1
-fi
+# Generate into a scratch directory and compare, so that checking never rewrites the tree it checks. Every
+# package's `proto` script is `buf generate` with its buf.gen.yaml; --output only moves where that writes.
+gen_tmp=$(mktemp -d)
+for template in packages/*/buf.gen.yaml tools/*/buf.gen.yaml; do
+  [[ -f $template ]] || continue
+  pkg=$(dirname "$template")
+  if ! (cd "$pkg" && npx --no-install buf generate --output "$gen_tmp/$pkg"); then
+    echo "buf generate failed in $pkg" >&2
+    status=1
+  elif ! diff -r "$pkg/src/gen" "$gen_tmp/$pkg/src/gen" >/dev/null; then
+    echo "stale generated code in $pkg/src/gen: run 'npm run proto' and commit the result" >&2
+    diff -r "$pkg/src/gen" "$gen_tmp/$pkg/src/gen" | head -20 >&2
+    status=1
+  fi
+done
+rm -rf "$gen_tmp"
 
 step "every CLI answers npx --no-install NAME --help"
 bash tools/check-cli-help.sh || status=1
@@ -31,4 +46,13 @@ rm -rf .cache/test-results
 npx nx run-many -t test --parallel=1 --outputStyle=static || status=1
 
 node tools/sum-test-results.mjs || status=1
+
+step "the run left the working tree as it found it"
+if [[ "$(tracked_state)" != "$tracked_before" ]]; then
+  echo "the run changed tracked files (git status / git diff differ from before the run):" >&2
+  git status --porcelain --untracked-files=no >&2
+  status=1
+fi
+# New untracked files are reported, not failed: on a shared working tree someone else may be adding files.
+comm -13 <(sort <<<"$untracked_before") <(untracked_files | sort) | sed 's/^/warning: new file not ignored by git: /' >&2
 exit $status

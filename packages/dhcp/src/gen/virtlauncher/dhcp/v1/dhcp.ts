@@ -5,11 +5,11 @@
 // source: virtlauncher/dhcp/v1/dhcp.proto
 
 /* eslint-disable */
-import { BinaryReader, BinaryWriter } from '@bufbuild/protobuf/wire';
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 
-export const protobufPackage = 'virtlauncher.dhcp.v1';
+export const protobufPackage = "virtlauncher.dhcp.v1";
 
-export const protobufFileName = 'virtlauncher/dhcp/v1/dhcp.proto';
+export const protobufFileName = "virtlauncher/dhcp/v1/dhcp.proto";
 
 /**
  * Configuration of the in-pod DHCP servers: what the launcher hands to @virt-launcher/dhcp.
@@ -79,21 +79,23 @@ export interface DhcpV6Config {
 
 export interface ServerConfig {
   /** Absent: no DHCPv4 server. */
-  v4: DhcpV4Config | undefined;
+  v4:
+    | DhcpV4Config
+    | undefined;
   /** Absent: no DHCPv6 server. */
   v6: DhcpV6Config | undefined;
 }
 
 function createBaseRoute(): Route {
-  return { destination: '', gateway: '' };
+  return { destination: "", gateway: "" };
 }
 
 export const Route: MessageFns<Route> = {
   encode(message: Route, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       writer.uint32(10).string(message.destination);
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       writer.uint32(18).string(message.gateway);
     }
     return writer;
@@ -103,7 +105,7 @@ export const Route: MessageFns<Route> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -142,17 +144,17 @@ export const Route: MessageFns<Route> = {
 
   fromJSON(object: any): Route {
     return {
-      destination: isSet(object.destination) ? globalThis.String(object.destination) : '',
-      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : '',
+      destination: isSet(object.destination) ? globalThis.String(object.destination) : "",
+      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : "",
     };
   },
 
   toJSON(message: Route): unknown {
     const obj: any = {};
-    if (message.destination !== '') {
+    if (message.destination !== "") {
       obj.destination = message.destination;
     }
-    if (message.gateway !== '') {
+    if (message.gateway !== "") {
       obj.gateway = message.gateway;
     }
     return obj;
@@ -163,8 +165,8 @@ export const Route: MessageFns<Route> = {
   },
   fromPartial<I extends Exact<DeepPartial<Route>, I>>(object: I): Route {
     const message = createBaseRoute();
-    message.destination = object.destination ?? '';
-    message.gateway = object.gateway ?? '';
+    message.destination = object.destination ?? "";
+    message.gateway = object.gateway ?? "";
     return message;
   },
 };
@@ -188,7 +190,7 @@ export const PrivateOption: MessageFns<PrivateOption> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -256,40 +258,40 @@ export const PrivateOption: MessageFns<PrivateOption> = {
 
 function createBaseDhcpV4Config(): DhcpV4Config {
   return {
-    interfaceName: '',
-    serverIp: '',
-    clientMac: '',
-    clientIpCidr: '',
-    router: '',
+    interfaceName: "",
+    serverIp: "",
+    clientMac: "",
+    clientIpCidr: "",
+    router: "",
     dnsServers: [],
     searchDomains: [],
-    domainName: '',
+    domainName: "",
     mtu: 0,
-    hostname: '',
+    hostname: "",
     routes: [],
     leaseSeconds: 0,
     ntpServers: [],
-    tftpServerName: '',
-    bootfileName: '',
+    tftpServerName: "",
+    bootfileName: "",
     privateOptions: [],
   };
 }
 
 export const DhcpV4Config: MessageFns<DhcpV4Config> = {
   encode(message: DhcpV4Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       writer.uint32(10).string(message.interfaceName);
     }
-    if (message.serverIp !== '') {
+    if (message.serverIp !== "") {
       writer.uint32(18).string(message.serverIp);
     }
-    if (message.clientMac !== '') {
+    if (message.clientMac !== "") {
       writer.uint32(26).string(message.clientMac);
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       writer.uint32(34).string(message.clientIpCidr);
     }
-    if (message.router !== '') {
+    if (message.router !== "") {
       writer.uint32(42).string(message.router);
     }
     for (const v of message.dnsServers) {
@@ -298,13 +300,13 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
     for (const v of message.searchDomains) {
       writer.uint32(58).string(v!);
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       writer.uint32(66).string(message.domainName);
     }
     if (message.mtu !== 0) {
       writer.uint32(72).uint32(message.mtu);
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       writer.uint32(82).string(message.hostname);
     }
     for (const v of message.routes) {
@@ -316,10 +318,10 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
     for (const v of message.ntpServers) {
       writer.uint32(106).string(v!);
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       writer.uint32(114).string(message.tftpServerName);
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       writer.uint32(122).string(message.bootfileName);
     }
     for (const v of message.privateOptions) {
@@ -332,7 +334,7 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -486,85 +488,87 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
       interfaceName: isSet(object.interfaceName)
         ? globalThis.String(object.interfaceName)
         : isSet(object.interface_name)
-          ? globalThis.String(object.interface_name)
-          : '',
+        ? globalThis.String(object.interface_name)
+        : "",
       serverIp: isSet(object.serverIp)
         ? globalThis.String(object.serverIp)
         : isSet(object.server_ip)
-          ? globalThis.String(object.server_ip)
-          : '',
+        ? globalThis.String(object.server_ip)
+        : "",
       clientMac: isSet(object.clientMac)
         ? globalThis.String(object.clientMac)
         : isSet(object.client_mac)
-          ? globalThis.String(object.client_mac)
-          : '',
+        ? globalThis.String(object.client_mac)
+        : "",
       clientIpCidr: isSet(object.clientIpCidr)
         ? globalThis.String(object.clientIpCidr)
         : isSet(object.client_ip_cidr)
-          ? globalThis.String(object.client_ip_cidr)
-          : '',
-      router: isSet(object.router) ? globalThis.String(object.router) : '',
+        ? globalThis.String(object.client_ip_cidr)
+        : "",
+      router: isSet(object.router) ? globalThis.String(object.router) : "",
       dnsServers: globalThis.Array.isArray(object?.dnsServers)
         ? object.dnsServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.dns_servers)
-          ? object.dns_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.dns_servers.map((e: any) => globalThis.String(e))
+        : [],
       searchDomains: globalThis.Array.isArray(object?.searchDomains)
         ? object.searchDomains.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.search_domains)
-          ? object.search_domains.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.search_domains.map((e: any) => globalThis.String(e))
+        : [],
       domainName: isSet(object.domainName)
         ? globalThis.String(object.domainName)
         : isSet(object.domain_name)
-          ? globalThis.String(object.domain_name)
-          : '',
+        ? globalThis.String(object.domain_name)
+        : "",
       mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
-      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : '',
-      routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => Route.fromJSON(e)) : [],
+      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
+      routes: globalThis.Array.isArray(object?.routes)
+        ? object.routes.map((e: any) => Route.fromJSON(e))
+        : [],
       leaseSeconds: isSet(object.leaseSeconds)
         ? globalThis.Number(object.leaseSeconds)
         : isSet(object.lease_seconds)
-          ? globalThis.Number(object.lease_seconds)
-          : 0,
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
       ntpServers: globalThis.Array.isArray(object?.ntpServers)
         ? object.ntpServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.ntp_servers)
-          ? object.ntp_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.ntp_servers.map((e: any) => globalThis.String(e))
+        : [],
       tftpServerName: isSet(object.tftpServerName)
         ? globalThis.String(object.tftpServerName)
         : isSet(object.tftp_server_name)
-          ? globalThis.String(object.tftp_server_name)
-          : '',
+        ? globalThis.String(object.tftp_server_name)
+        : "",
       bootfileName: isSet(object.bootfileName)
         ? globalThis.String(object.bootfileName)
         : isSet(object.bootfile_name)
-          ? globalThis.String(object.bootfile_name)
-          : '',
+        ? globalThis.String(object.bootfile_name)
+        : "",
       privateOptions: globalThis.Array.isArray(object?.privateOptions)
         ? object.privateOptions.map((e: any) => PrivateOption.fromJSON(e))
         : globalThis.Array.isArray(object?.private_options)
-          ? object.private_options.map((e: any) => PrivateOption.fromJSON(e))
-          : [],
+        ? object.private_options.map((e: any) => PrivateOption.fromJSON(e))
+        : [],
     };
   },
 
   toJSON(message: DhcpV4Config): unknown {
     const obj: any = {};
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       obj.interfaceName = message.interfaceName;
     }
-    if (message.serverIp !== '') {
+    if (message.serverIp !== "") {
       obj.serverIp = message.serverIp;
     }
-    if (message.clientMac !== '') {
+    if (message.clientMac !== "") {
       obj.clientMac = message.clientMac;
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       obj.clientIpCidr = message.clientIpCidr;
     }
-    if (message.router !== '') {
+    if (message.router !== "") {
       obj.router = message.router;
     }
     if (message.dnsServers?.length) {
@@ -573,13 +577,13 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
     if (message.searchDomains?.length) {
       obj.searchDomains = message.searchDomains;
     }
-    if (message.domainName !== '') {
+    if (message.domainName !== "") {
       obj.domainName = message.domainName;
     }
     if (message.mtu !== 0) {
       obj.mtu = Math.round(message.mtu);
     }
-    if (message.hostname !== '') {
+    if (message.hostname !== "") {
       obj.hostname = message.hostname;
     }
     if (message.routes?.length) {
@@ -591,10 +595,10 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
     if (message.ntpServers?.length) {
       obj.ntpServers = message.ntpServers;
     }
-    if (message.tftpServerName !== '') {
+    if (message.tftpServerName !== "") {
       obj.tftpServerName = message.tftpServerName;
     }
-    if (message.bootfileName !== '') {
+    if (message.bootfileName !== "") {
       obj.bootfileName = message.bootfileName;
     }
     if (message.privateOptions?.length) {
@@ -608,39 +612,39 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
   },
   fromPartial<I extends Exact<DeepPartial<DhcpV4Config>, I>>(object: I): DhcpV4Config {
     const message = createBaseDhcpV4Config();
-    message.interfaceName = object.interfaceName ?? '';
-    message.serverIp = object.serverIp ?? '';
-    message.clientMac = object.clientMac ?? '';
-    message.clientIpCidr = object.clientIpCidr ?? '';
-    message.router = object.router ?? '';
+    message.interfaceName = object.interfaceName ?? "";
+    message.serverIp = object.serverIp ?? "";
+    message.clientMac = object.clientMac ?? "";
+    message.clientIpCidr = object.clientIpCidr ?? "";
+    message.router = object.router ?? "";
     message.dnsServers = object.dnsServers?.map((e) => e) || [];
     message.searchDomains = object.searchDomains?.map((e) => e) || [];
-    message.domainName = object.domainName ?? '';
+    message.domainName = object.domainName ?? "";
     message.mtu = object.mtu ?? 0;
-    message.hostname = object.hostname ?? '';
+    message.hostname = object.hostname ?? "";
     message.routes = object.routes?.map((e) => Route.fromPartial(e)) || [];
     message.leaseSeconds = object.leaseSeconds ?? 0;
     message.ntpServers = object.ntpServers?.map((e) => e) || [];
-    message.tftpServerName = object.tftpServerName ?? '';
-    message.bootfileName = object.bootfileName ?? '';
+    message.tftpServerName = object.tftpServerName ?? "";
+    message.bootfileName = object.bootfileName ?? "";
     message.privateOptions = object.privateOptions?.map((e) => PrivateOption.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseDhcpV6Config(): DhcpV6Config {
-  return { interfaceName: '', clientIpCidr: '', serverMac: '', dnsServers: [], leaseSeconds: 0 };
+  return { interfaceName: "", clientIpCidr: "", serverMac: "", dnsServers: [], leaseSeconds: 0 };
 }
 
 export const DhcpV6Config: MessageFns<DhcpV6Config> = {
   encode(message: DhcpV6Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       writer.uint32(10).string(message.interfaceName);
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       writer.uint32(18).string(message.clientIpCidr);
     }
-    if (message.serverMac !== '') {
+    if (message.serverMac !== "") {
       writer.uint32(26).string(message.serverMac);
     }
     for (const v of message.dnsServers) {
@@ -656,7 +660,7 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -722,40 +726,40 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
       interfaceName: isSet(object.interfaceName)
         ? globalThis.String(object.interfaceName)
         : isSet(object.interface_name)
-          ? globalThis.String(object.interface_name)
-          : '',
+        ? globalThis.String(object.interface_name)
+        : "",
       clientIpCidr: isSet(object.clientIpCidr)
         ? globalThis.String(object.clientIpCidr)
         : isSet(object.client_ip_cidr)
-          ? globalThis.String(object.client_ip_cidr)
-          : '',
+        ? globalThis.String(object.client_ip_cidr)
+        : "",
       serverMac: isSet(object.serverMac)
         ? globalThis.String(object.serverMac)
         : isSet(object.server_mac)
-          ? globalThis.String(object.server_mac)
-          : '',
+        ? globalThis.String(object.server_mac)
+        : "",
       dnsServers: globalThis.Array.isArray(object?.dnsServers)
         ? object.dnsServers.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.dns_servers)
-          ? object.dns_servers.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.dns_servers.map((e: any) => globalThis.String(e))
+        : [],
       leaseSeconds: isSet(object.leaseSeconds)
         ? globalThis.Number(object.leaseSeconds)
         : isSet(object.lease_seconds)
-          ? globalThis.Number(object.lease_seconds)
-          : 0,
+        ? globalThis.Number(object.lease_seconds)
+        : 0,
     };
   },
 
   toJSON(message: DhcpV6Config): unknown {
     const obj: any = {};
-    if (message.interfaceName !== '') {
+    if (message.interfaceName !== "") {
       obj.interfaceName = message.interfaceName;
     }
-    if (message.clientIpCidr !== '') {
+    if (message.clientIpCidr !== "") {
       obj.clientIpCidr = message.clientIpCidr;
     }
-    if (message.serverMac !== '') {
+    if (message.serverMac !== "") {
       obj.serverMac = message.serverMac;
     }
     if (message.dnsServers?.length) {
@@ -772,9 +776,9 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
   },
   fromPartial<I extends Exact<DeepPartial<DhcpV6Config>, I>>(object: I): DhcpV6Config {
     const message = createBaseDhcpV6Config();
-    message.interfaceName = object.interfaceName ?? '';
-    message.clientIpCidr = object.clientIpCidr ?? '';
-    message.serverMac = object.serverMac ?? '';
+    message.interfaceName = object.interfaceName ?? "";
+    message.clientIpCidr = object.clientIpCidr ?? "";
+    message.serverMac = object.serverMac ?? "";
     message.dnsServers = object.dnsServers?.map((e) => e) || [];
     message.leaseSeconds = object.leaseSeconds ?? 0;
     return message;
@@ -800,7 +804,7 @@ export const ServerConfig: MessageFns<ServerConfig> = {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error('protobuf decode recursion limit exceeded');
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
@@ -860,37 +864,30 @@ export const ServerConfig: MessageFns<ServerConfig> = {
   },
   fromPartial<I extends Exact<DeepPartial<ServerConfig>, I>>(object: I): ServerConfig {
     const message = createBaseServerConfig();
-    message.v4 = object.v4 !== undefined && object.v4 !== null ? DhcpV4Config.fromPartial(object.v4) : undefined;
-    message.v6 = object.v6 !== undefined && object.v6 !== null ? DhcpV6Config.fromPartial(object.v6) : undefined;
+    message.v4 = (object.v4 !== undefined && object.v4 !== null) ? DhcpV4Config.fromPartial(object.v4) : undefined;
+    message.v6 = (object.v6 !== undefined && object.v6 !== null) ? DhcpV6Config.fromPartial(object.v6) : undefined;
     return message;
   },
 };
 
 function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, 'base64'));
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
 }
 
 function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString('base64');
+  return globalThis.Buffer.from(arr).toString("base64");
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
-export type DeepPartial<T> = T extends bigint
-  ? string | number | bigint
-  : T extends Builtin
-    ? T
-    : T extends globalThis.Array<infer U>
-      ? globalThis.Array<DeepPartial<U>>
-      : T extends ReadonlyArray<infer U>
-        ? ReadonlyArray<DeepPartial<U>>
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends bigint ? string | number | bigint
+  : T extends Builtin ? T : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 type KeysOfUnion<T> = T extends T ? keyof T : never;
-export type Exact<P, I extends P> = P extends Builtin
-  ? P
+export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
 
 function isSet(value: any): boolean {
