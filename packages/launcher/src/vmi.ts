@@ -43,12 +43,37 @@ export interface VmiView {
   raw: Buffer;
 }
 
+// KubeVirt's admission rules, checked again here because these names become paths (overlays, empty disks,
+// config ISOs) before the converter runs: disks are DNS-1123 labels and every volume matches a disk (or a
+// filesystem), so volumes are too; interfaces are letters, digits, '-' and '_', and every network matches
+// an interface. Object names follow Kubernetes: the VMI a DNS-1123 subdomain, its namespace a label.
 const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const interfaceName = /^[A-Za-z0-9_-]+$/;
 
-function checkName(kind: string, value: unknown, pattern: RegExp, max: number): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max || !pattern.test(value)) {
-    throw new InvalidRequestError(`invalid ${kind} ${JSON.stringify(value)}: must be a DNS-1123 name`, kind);
+interface NameRule {
+  pattern: RegExp;
+  max: number;
+  what: string;
+}
+
+const LABEL: NameRule = { pattern: label, max: 63, what: 'a DNS-1123 label' };
+const SUBDOMAIN: NameRule = { pattern: subdomain, max: 253, what: 'a DNS-1123 subdomain' };
+const INTERFACE: NameRule = {
+  pattern: interfaceName,
+  max: Infinity,
+  what: "a valid interface name (letters, digits, '-', '_')",
+};
+
+/** JSON quoting, plus the line separators JSON leaves raw: a value never breaks the log line it is in. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+function checkName(field: string, value: unknown, rule: NameRule): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > rule.max || !rule.pattern.test(value)) {
+    throw new InvalidRequestError(`${field}: ${quoted(value)} is not ${rule.what}`, field);
   }
   return value;
 }
@@ -79,15 +104,20 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
   const meta = obj(doc.metadata);
   const spec = obj(doc.spec);
   const devices = obj(obj(spec.domain).devices);
-  const name = checkName('metadata.name', meta.name, subdomain, 253);
-  const namespace = checkName('metadata.namespace', meta.namespace ?? 'default', label, 63);
-  const volumes = arr(spec.volumes).map((v) => ({
+  const name = checkName('metadata.name', meta.name, SUBDOMAIN);
+  const namespace = checkName('metadata.namespace', meta.namespace ?? 'default', LABEL);
+  arr(devices.disks).forEach((d, i) => checkName(`spec.domain.devices.disks[${i}].name`, d.name, LABEL));
+  const volumes = arr(spec.volumes).map((v, i) => ({
     ...(v as unknown as VolumeView),
-    name: checkName('volume name', v.name, label, 63),
+    name: checkName(`spec.volumes[${i}].name`, v.name, LABEL),
   }));
-  const interfaces = arr(devices.interfaces).map((i) => ({
-    ...(i as unknown as InterfaceView),
-    name: checkName('interface name', i.name, label, 63),
+  const interfaces = arr(devices.interfaces).map((iface, i) => ({
+    ...(iface as unknown as InterfaceView),
+    name: checkName(`spec.domain.devices.interfaces[${i}].name`, iface.name, INTERFACE),
+  }));
+  const networks = arr(spec.networks).map((n, i) => ({
+    ...(n as unknown as VmiView['networks'][number]),
+    name: checkName(`spec.networks[${i}].name`, n.name, INTERFACE),
   }));
   const grace = spec.terminationGracePeriodSeconds;
   return {
@@ -98,7 +128,7 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
     annotations: obj(meta.annotations) as Record<string, string>,
     volumes,
     interfaces,
-    networks: arr(spec.networks) as unknown as VmiView['networks'],
+    networks,
     startStrategy: typeof spec.startStrategy === 'string' ? spec.startStrategy : undefined,
     terminationGracePeriodSeconds: typeof grace === 'number' ? grace : 30,
     subdomain: typeof spec.subdomain === 'string' ? spec.subdomain : undefined,
