@@ -36,9 +36,16 @@ export interface PodRun {
   exited: Promise<number | null>;
 }
 
-/** Spawns virt-pod; `env` is added to this process's environment. */
+/**
+ * Spawns virt-pod; `env` is added to this process's environment. virt-pod leads its own process group, as a
+ * command typed in a terminal does, so `interruptLikeTerminal` can send Ctrl-C's SIGINT to that whole group.
+ */
 export function startPod(args: string[], env: NodeJS.ProcessEnv = {}): PodRun {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let text = '';
   const waiters: (() => void)[] = [];
   const onData = (d: Buffer) => {
@@ -106,3 +113,8 @@ export function leftovers(before: Snapshot, runRoot: string | undefined) {
 }
 
 export const nothingLeft = { namespaces: [], etcNetns: [], runRoot: [], processes: [] };
+
+/** What Ctrl-C does: SIGINT to every process of the foreground process group, not only to virt-pod. */
+export function interruptLikeTerminal(run: PodRun): void {
+  if (run.child.pid) process.kill(-run.child.pid, 'SIGINT');
+}
