@@ -125,6 +125,56 @@ describe(`fuzzing the codecs (seed ${SEED.toString(16)})`, () => {
     expect(outcome.replies).toBeGreaterThan(1000);
   });
 
+  it('fits every reply to a long configuration into the size its request allows', () => {
+    const next = rng(SEED ^ 0x57);
+    const p = prepareV4(
+      DhcpV4Config.fromPartial({
+        interfaceName: 'k6t-eth0',
+        serverIp: '10.0.2.1',
+        clientIpCidr: '10.0.2.2/24',
+        router: '10.0.2.1',
+        dnsServers: ['10.96.0.10', '10.96.0.11', '10.96.0.12'],
+        searchDomains: Array.from(
+          { length: 32 },
+          (_, i) => `namespace-${i}-with-a-long-name.team-${i % 5}.svc.cluster.local`,
+        ),
+        hostname: 'a-virtual-machine-with-a-long-name-0001',
+        mtu: 1450,
+        routes: [{ destination: '192.168.1.0/24', gateway: '10.0.2.1' }],
+        ntpServers: ['10.0.0.5', '10.0.0.6'],
+        tftpServerName: 'tftp.example.org',
+        bootfileName: 'pxelinux.0',
+        privateOptions: [
+          { code: 224, value: Buffer.alloc(90, 1) },
+          { code: 250, value: Buffer.alloc(300, 2) },
+        ],
+      }),
+      silentLogger,
+    );
+    const seeds = v4Seeds();
+    let replies = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let req;
+      try {
+        req = decodeDhcpPacket(mutate(seeds[i % seeds.length] ?? Buffer.alloc(0), next));
+      } catch (e) {
+        if (e instanceof DhcpDecodeError) continue;
+        throw e;
+      }
+      const d = respondV4(p, req, { address: '0.0.0.0', port: 68 });
+      if (d.kind !== 'reply') continue;
+      replies++;
+      const max = req.options.get(Opt.MaxMessageSize);
+      const limit = max?.length === 2 ? Math.max(576, Math.min(max.readUInt16BE(0), 1450)) : 576;
+      const bytes = encodeDhcpPacket(d.packet);
+      expect(bytes.length + 28, `packet ${i}`).toBeLessThanOrEqual(limit);
+      const back = decodeDhcpPacket(bytes);
+      const required = d.type === T.Nak ? [53, 54] : [53, 54, 1, 3, 6];
+      for (const code of required) expect(back.options.has(code), `packet ${i} option ${code}`).toBe(true);
+    }
+    expect(replies).toBeGreaterThan(1000);
+  });
+
   it('survives 20,000 DHCPv6 messages', () => {
     const next = rng(SEED ^ 0xffff);
     const p = prepareV6(

@@ -162,7 +162,7 @@ function shortenSearch(input: FitInput, kept: Options): { fitted: FittedOptions;
   return best;
 }
 
-export function fitReply(input: FitInput): FittedOptions {
+function computeFit(input: FitInput): FittedOptions {
   const kept = new Map(input.configured);
   const dropped: number[] = [];
   for (const code of [...dropOrder(kept.keys(), input.requested), undefined]) {
@@ -178,4 +178,34 @@ export function fitReply(input: FitInput): FittedOptions {
   }
   // Only 1, 3 and 6 are left and still do not fit (dozens of DNS servers): send them anyway, the client may cope.
   return { options: new Map([...input.fixed, ...kept]), fileOptions: new Map(), snameOptions: new Map(), dropped };
+}
+
+/**
+ * Layouts already worked out, per configured option set: a guest repeats the same request (DISCOVER, REQUEST,
+ * renewals, retries) and shortening a long search list re-encodes it several times. Only the configured part is
+ * kept; the fixed options (same sizes for a given key) are put back in front on every hit.
+ */
+const layouts = new WeakMap<Options, Map<string, FittedOptions>>();
+/** Distinct (limit, option 55) pairs remembered per configuration; a client sending ever new ones only refills it. */
+const MAX_LAYOUTS = 64;
+
+export function fitReply(input: FitInput): FittedOptions {
+  const requested = input.requested ? [...input.requested].join(',') : '-';
+  const key = `${optionAreaLength(input.fixed)}/${input.limit}/${requested}`;
+  let cache = layouts.get(input.configured);
+  if (!cache) layouts.set(input.configured, (cache = new Map()));
+  let layout = cache.get(key);
+  if (!layout) {
+    const fitted = computeFit(input);
+    layout = { ...fitted, options: new Map([...fitted.options].filter(([code]) => !input.fixed.has(code))) };
+    if (cache.size >= MAX_LAYOUTS) cache.clear();
+    cache.set(key, layout);
+  }
+  return {
+    ...layout,
+    options: new Map([...input.fixed, ...layout.options]),
+    fileOptions: new Map(layout.fileOptions),
+    snameOptions: new Map(layout.snameOptions),
+    dropped: [...layout.dropped],
+  };
 }
