@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run demo: boots the demo guest (kernel + busybox initramfs built from Debian packages) in a one-machine pod:
 # network namespaces, masquerade, virt-launcher-monitor → virt-launcher → libvirtd → QEMU/TCG, our DHCP server.
-# Extra arguments go to `virt-pod run` (e.g. --until-lease to exit 0 once the guest has its lease).
+# Extra arguments go to `virt-pod run` (e.g. --until-lease to exit 0 once the guest has its lease, or
+# --hypervisor kvm|emulation; the default, auto, uses KVM only when it really runs a vCPU here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 guest_dir=$PWD/.cache/demo-guest
