@@ -1,9 +1,14 @@
 // The libvirt daemon configuration the launcher writes before starting them (launcher.md §4, HOST-NOTES
 // "libvirt"): sockets under the run root, no auth on the Unix socket (the pod is the boundary), QEMU as
 // root without a security driver, cgroups or namespaces (the pod provides those).
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
+import { tightenUmask } from '../main/umask.js';
+
+/** Config files are read by the daemons only: nobody but their owner may change them. */
+const CONFIG_MODE = 0o644;
+const CONFIG_DIR_MODE = 0o755;
 
 export interface DaemonConfigFiles {
   daemonConf: string;
@@ -60,15 +65,23 @@ export async function writeDaemonConfigs(
   daemon: string,
   logFilters: string,
 ): Promise<DaemonConfigFiles> {
-  await mkdir(paths.libvirtEtcDir, { recursive: true });
-  await mkdir(paths.libvirtRunDir, { recursive: true });
+  // Set before anything is created or spawned: the daemons and QEMU inherit this mask (a child keeps its
+  // parent's), so their own state directories and files are not group/world-writable either.
+  tightenUmask();
+  await mkdir(paths.libvirtEtcDir, { recursive: true, mode: CONFIG_DIR_MODE });
+  await mkdir(paths.libvirtRunDir, { recursive: true, mode: CONFIG_DIR_MODE });
   const files = {
     daemonConf: join(paths.libvirtEtcDir, `${daemon}.conf`),
     qemuConf: join(paths.libvirtEtcDir, 'qemu.conf'),
     virtlogdConf: join(paths.libvirtEtcDir, 'virtlogd.conf'),
   };
-  await writeFile(files.daemonConf, daemonConfText(paths, logFilters));
-  await writeFile(files.qemuConf, await qemuConfText());
-  await writeFile(files.virtlogdConf, 'log_outputs = "3:stderr"\n');
+  const write = async (path: string, text: string) => {
+    await writeFile(path, text, { mode: CONFIG_MODE });
+    // writeFile's mode only applies to a new file; one left by an earlier run keeps its old mode otherwise.
+    await chmod(path, CONFIG_MODE);
+  };
+  await write(files.daemonConf, daemonConfText(paths, logFilters));
+  await write(files.qemuConf, await qemuConfText());
+  await write(files.virtlogdConf, 'log_outputs = "3:stderr"\n');
   return files;
 }
