@@ -75,6 +75,8 @@ export async function probeKvm(
   cpu: string,
   /** Only tests change it (tcg proves the banner detection on a host without KVM). */
   accel: 'kvm' | 'tcg' = 'kvm',
+  /** Ctrl-C: the probe VM is stopped with the rest, never left running (it has its own session). */
+  signal?: AbortSignal,
 ): Promise<ProbeResult> {
   const privateRoot = path.join(repo, 'tools/sandbox/private-root.sh');
   const qemu = execa(
@@ -92,11 +94,13 @@ export async function probeKvm(
       ...['-chardev', 'stdio,id=fw', '-device', 'isa-debugcon,iobase=0x402,chardev=fw'],
     ],
     // Its own session: a Ctrl-C on the terminal reaches virt-pod, which cleans up, not the probe.
-    { reject: false, stdin: 'ignore', buffer: { stdout: false, stderr: true }, detached: true },
+    { reject: false, stdin: 'ignore', buffer: { stdout: false, stderr: true }, detached: true, cancelSignal: signal },
   );
   const firmwareRan = new Promise<'running'>((resolve) => qemu.stdout?.once('data', () => resolve('running')));
-  const limit = sleep(PROBE_LIMIT_MS).then(() => 'silent' as const);
+  const timer = new AbortController();
+  const limit = sleep(PROBE_LIMIT_MS, 'silent' as const, { signal: timer.signal }).catch(() => 'silent' as const);
   const outcome = await Promise.race([qemu, firmwareRan, limit]);
+  timer.abort();
   if (outcome === 'running' || outcome === 'silent') {
     qemu.kill('SIGKILL');
     await qemu;

@@ -100,7 +100,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
 
     const hypervisor = await phase(`hypervisor (--hypervisor ${args.hypervisor})`, () =>
       decideHypervisor(args.hypervisor, vmi.spec?.domain?.cpu?.model, (device, cpu) =>
-        probeKvm(repo, runRoot, device, cpu),
+        probeKvm(repo, runRoot, device, cpu, 'kvm', abort.signal),
       ),
     );
     print(hypervisor.line);
