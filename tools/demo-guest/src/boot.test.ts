@@ -1,5 +1,7 @@
 // Boots the built guest under TCG and reads its serial console: the markers must carry values this test chose
 // (instance id, user-data token) or read from the built image (container disk marker), so they cannot pass by luck.
+// The hypervisor is chosen, not inherited: bootGuest always runs QEMU with -accel tcg, so a host without KVM, with a
+// working KVM or with a /dev/kvm that cannot run a vCPU boots the guest the same way.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
