@@ -87,6 +87,17 @@ describe('images that refer outside themselves', () => {
     check();
   });
 
+  it('refuses a qcow2 whose backing is a json: filename naming another file', async () => {
+    const spec = JSON.stringify({ driver: 'raw', file: { driver: 'file', filename: secret } });
+    const image = join(dir, 'disk_2.img');
+    sh('qemu-img', ['create', '-q', '-f', 'qcow2', '-u', '-b', `json:${spec}`, '-F', 'raw', image, '1M']);
+    const check = untouched(secret);
+    const error = await layer('c', image).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExternalReferenceError);
+    expect(error).toMatchObject({ kind: 'backing file', reference: `json:${spec}`, volume: 'c' });
+    check();
+  });
+
   it('accepts a raw image and a self-contained qcow2', async () => {
     const raw = join(dir, 'disk.raw');
     sh('qemu-img', ['create', '-q', '-f', 'raw', raw, '2M']);
