@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
-# Debian packages (see ../shared/HOST-NOTES.md). tini and dnsmasq-base are benchmark peers only.
+# Debian packages (see docs/host.md). tini and dnsmasq-base are benchmark peers only.
 DEBS=(
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev libxml2-utils
   qemu-system-x86 qemu-utils nftables iproute2 busybox udhcpc xorriso genisoimage

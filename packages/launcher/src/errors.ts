@@ -1,5 +1,5 @@
 // Typed errors of the launcher, and the one place that turns any error into the message text KubeVirt's
-// handler expects in Response.message (cmd-contract §5).
+// handler expects in Response.message (docs/cmd-contract.md#errors).
 
 /** A fatal condition: KubeVirt panics (exit code 2) where the launcher throws this. */
 export class LauncherPanic extends Error {

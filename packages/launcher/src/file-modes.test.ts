@@ -23,7 +23,7 @@ const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guest
 const OPEN_ON_PURPOSE: Array<{ path: RegExp; allowed: number; why: string }> = [
   // Made by tools/sandbox/private-root.sh as on any host: sticky, every user's scratch space.
   { path: /^(var\/)?tmp$/, allowed: 0o022, why: 'sticky /tmp and /var/tmp of the private root (1777, as on a host)' },
-  // unix_sock_rw_perms = "0777" (launcher.md §4): virt-handler and a non-root QEMU connect to the daemon. The
+  // unix_sock_rw_perms = "0777" (the repo's docs/host.md#libvirt): virt-handler and a non-root QEMU connect to the daemon. The
   // read-only socket keeps libvirt's default unix_sock_ro_perms (0777): it serves read-only API calls only.
   {
     path: /^run\/libvirt\/(libvirt|virtqemud)-sock(-ro)?$/,

@@ -1,4 +1,4 @@
-// virt-launcher's command line: KubeVirt's pflag flags (launcher.md §2) plus --run-root and --libvirt-uri.
+// virt-launcher's command line: KubeVirt's pflag flags (docs/behaviour.md#flags) plus --run-root and --libvirt-uri.
 // Accepts `--flag value` and `--flag=value`, and both bool spellings (`--x`, `--x=false`), as pflag does.
 import { parseArgs } from 'node:util';
 import { InvalidRequestError } from './errors.js';

@@ -1,4 +1,4 @@
-// KubeVirt's link naming for a pod interface (network spec §1).
+// KubeVirt's link naming for a pod interface (docs/masquerade.md#link-names).
 import { InvalidRequestError } from './errors.js';
 
 export const BRIDGE_MAC = '02:00:00:00:00:00';

@@ -1,5 +1,5 @@
 // The masquerade NAT of one family as an nftables table: chain layout and rule order follow KubeVirt's
-// MasqPod.Setup (network spec §3), rendered as an `nft -f` block.
+// MasqPod.Setup (docs/masquerade.md#nftables), rendered as an `nft -f` block.
 import { dportText } from './ports.js';
 import type { PortSpec } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 

@@ -34,7 +34,7 @@ function chain(text: string, name: string): string[] {
     .filter((l) => l && !l.startsWith('type '));
 }
 
-describe('planMasquerade: nft golden lines (network spec §3)', () => {
+describe('planMasquerade: nft golden lines (docs/masquerade.md#nftables)', () => {
   it('IPv4 without ports forwards everything to the guest', () => {
     const plan = planMasquerade(request());
     const t = plan.nftTables.find((x) => x.family === 'ip')!.text;

@@ -1,5 +1,5 @@
-// Every launcherctl command: which RPC, which timeout (cmd-contract §3), which name virt-handler uses in its
-// messages (§5), and how the answer is shown.
+// Every launcherctl command: which RPC, which timeout (packages/launcher/docs/cmd-contract.md#rpcs-and-timeouts), which
+// name virt-handler uses in its messages (#errors), and how the answer is shown.
 import { clientCmdVersions } from '@virt-launcher/launcher';
 import type { CmdMethod, RequestOf, ResponseOf } from '@virt-launcher/launcher';
 import type { LauncherConnection } from './connection.js';

@@ -1,4 +1,4 @@
-// virt-handler's reading of a command's outcome (cmd-contract §5 "handleError"), so an operator sees the
+// virt-handler's reading of a command's outcome (packages/launcher/docs/cmd-contract.md#errors, "handleError"), so an operator sees the
 // same text the handler would log:
 //   1. disconnected (EOF, ECONNRESET, shutdown, Canceled) and Unimplemented: the gRPC error as is;
 //   2. any other non-OK status: `command <Name> failed with <Code>: <err>`;

@@ -1,5 +1,5 @@
 // The pod's directories under its private run-root, and the container disk images put where the launcher expects
-// them (storage.md: <container-disk-dir>/disk_<volumeIndex>.img and <container-disk-dir>/kernel-boot/<basename>).
+// them (packages/ephemeral-disk/docs/storage.md#container-disks: <container-disk-dir>/disk_<volumeIndex>.img and <container-disk-dir>/kernel-boot/<basename>).
 // Inside the private root, /var/run is /run = <runRoot>/run.
 import fs from 'node:fs';
 import path from 'node:path';

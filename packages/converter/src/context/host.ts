@@ -20,7 +20,7 @@ function libvirtClientVersion(): string | undefined {
 }
 
 /**
- * KubeVirt's pod interface naming (network.md): the pod network's NIC is plugged into tap0; Multus
+ * KubeVirt's pod interface naming (packages/netsetup/docs/masquerade.md#link-names): the pod network's NIC is plugged into tap0; Multus
  * networks (ordinal scheme) into tap1, tap2, ... in the order the networks are listed.
  */
 export function defaultPodInterfaces(vmi: VirtualMachineInstance): ConverterContext['podInterfaces'] {

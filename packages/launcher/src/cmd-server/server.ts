@@ -1,6 +1,6 @@
 // The kubevirt.cmd.v1 gRPC server on a Unix socket: CmdInfo and Cmd on one server (the handler's client
 // negotiates the version through CmdInfo before it builds a Cmd client), started on launcher-init-sock and
-// renamed to launcher-sock once it answers (cmd-contract §2, §6).
+// renamed to launcher-sock once it answers (docs/cmd-contract.md#sockets).
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Server, ServerCredentials } from '@grpc/grpc-js';

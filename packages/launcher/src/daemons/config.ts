@@ -1,5 +1,5 @@
-// The libvirt daemon configuration the launcher writes before starting them (launcher.md §4, HOST-NOTES
-// "libvirt"): sockets under the run root, no auth on the Unix socket (the pod is the boundary), QEMU as
+// The libvirt daemon configuration the launcher writes before starting them (docs/behaviour.md#daemon-configuration,
+// the repo's docs/host.md#libvirt): sockets under the run root, no auth on the Unix socket (the pod is the boundary), QEMU as
 // root without a security driver, cgroups or namespaces (the pod provides those).
 import { access, chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// KubeVirt's api.Domain JSON (cmd-contract §4) from the live domain XML, its state and the metadata cache:
+// KubeVirt's api.Domain JSON (docs/cmd-contract.md#payloads) from the live domain XML, its state and the metadata cache:
 // Go field names (Spec.Devices.Interfaces[].MAC.MAC …), TypeMeta inlined, ObjectMeta from the domain name.
 import { child, children, parseXml } from '../xml/parse.js';
 import type { XmlElement } from '../xml/parse.js';

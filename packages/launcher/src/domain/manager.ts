@@ -1,4 +1,4 @@
-// DomainManager: the operations behind the Cmd RPCs (launcher.md §6). Modifying operations hold the
+// DomainManager: the operations behind the Cmd RPCs (docs/behaviour.md#syncvirtualmachine, #other-operations). Modifying operations hold the
 // domain lock, as KubeVirt's do; Kill, Delete, Reset, SoftReboot and reads do not.
 import type { Connection, Domain } from '../adapters/libvirt.js';
 import type { VMIRequest } from '../gen/kubevirt/cmd/v1/cmd.js';

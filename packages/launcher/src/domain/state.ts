@@ -1,4 +1,4 @@
-// libvirt state/reason numbers -> KubeVirt's api.LifeCycle and api.StateChangeReason strings (cmd-contract §4).
+// libvirt state/reason numbers -> KubeVirt's api.LifeCycle and api.StateChangeReason strings (docs/cmd-contract.md#payloads).
 
 const lifecycle = ['NoState', 'Running', 'Blocked', 'Paused', 'ShuttingDown', 'Shutoff', 'Crashed', 'PMSuspended'];
 

@@ -1,5 +1,5 @@
 // libvirt bulk stats (typed parameters such as `cpu.time`, `vcpu.0.time`, `net.1.rx.bytes`) -> KubeVirt's
-// stats.DomainStats JSON: Go field names, every metric with its companion `<X>Set` flag (cmd-contract §4).
+// stats.DomainStats JSON: Go field names, every metric with its companion `<X>Set` flag (docs/cmd-contract.md#payloads).
 
 type Params = Record<string, number | string | boolean>;
 type Json = Record<string, unknown>;

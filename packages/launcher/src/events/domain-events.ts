@@ -1,4 +1,4 @@
-// Domain event monitoring (launcher.md §3 step 17, cmd-contract §7.3): each libvirt lifecycle event and
+// Domain event monitoring (docs/behaviour.md#start-up, docs/cmd-contract.md#domain-events): each libvirt lifecycle event and
 // each metadata change becomes a Notify/HandleDomainEvent with the domain's current JSON. A vanished
 // domain is reported as KubeVirt does: MODIFIED, Status NoState/NonExistent, deletionTimestamp set.
 import { EventEmitter } from 'node:events';

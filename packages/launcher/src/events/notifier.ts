@@ -1,5 +1,5 @@
 // The notify client: domain events to the handler's socket (kubevirt.notify.v1.Notify) after the NotifyInfo
-// handshake. Retry policy of cmd-contract §7.2: try at once then every second for 20 s; transient failures
+// handshake. Retry policy of docs/cmd-contract.md#notify: try at once then every second for 20 s; transient failures
 // (no gRPC status, Unavailable, DeadlineExceeded, Aborted) drop the connection and retry; others fail.
 import { credentials, Metadata, status } from '@grpc/grpc-js';
 import type { ServiceError } from '@grpc/grpc-js';

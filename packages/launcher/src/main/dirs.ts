@@ -1,4 +1,4 @@
-// initializeDirs (launcher.md §3 step 3): the directories KubeVirt creates before anything else, under the
+// initializeDirs (docs/behaviour.md#start-up, step 3): the directories KubeVirt creates before anything else, under the
 // run root. KubeVirt clears the umask for this; here the daemons start at the same time and would inherit a
 // cleared mask, so the mask is only tightened (umask.ts) and each directory gets its exact mode with chmod.
 import { access, chmod, mkdir, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 // The first steps of the main sequence, kept free of gRPC, protobuf and the libvirt binding: the libvirt
 // daemons are spawned before Node has parsed any of those, so the daemon's own start-up (~160 ms) runs while
-// this process loads the rest (launcher.md §3; the observable order of milestones is unchanged).
+// this process loads the rest (docs/behaviour.md#start-up; the observable order of milestones is unchanged).
 import type { LauncherFlags } from '../flags.js';
 import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';

@@ -1,4 +1,4 @@
-// waitForFinalNotify (launcher.md §3 step 24): the handler must learn that the domain is gone before the
+// waitForFinalNotify (docs/behaviour.md#start-up, step 15): the handler must learn that the domain is gone before the
 // launcher exits. Up to 15 s for the deletion event; else kill the domain and wait up to 30 s more.
 import type { DomainEventMonitor } from '../events/domain-events.js';
 import { log } from '../log.js';

@@ -1,4 +1,4 @@
-// The main sequence (launcher.md §3) as named steps: directories, libvirt daemons, connection, cmd server,
+// The main sequence (docs/behaviour.md#start-up) as named steps: directories, libvirt daemons, connection, cmd server,
 // self-ping, ready, wait for the domain, monitor QEMU, final notification, stop everything.
 import type { LauncherFlags } from '../flags.js';
 import type { LauncherPaths } from '../paths.js';

@@ -1,4 +1,4 @@
-// The libvirt connection, kept alive: connect with retry (every 500 ms for 15 s, launcher.md §3 step 11),
+// The libvirt connection, kept alive: connect with retry (every 500 ms for 15 s, docs/behaviour.md#start-up),
 // and when the daemon goes away (close event or a failed liveness check) reconnect and re-register the
 // event callbacks. Errors carry the daemon's own stderr through `describeFailure`.
 import { existsSync } from 'node:fs';

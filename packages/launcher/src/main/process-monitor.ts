@@ -1,4 +1,4 @@
-// The process monitor (launcher.md §5): once a second, is QEMU still there? With local daemons the PID
+// The process monitor (docs/behaviour.md#process-monitor): once a second, is QEMU still there? With local daemons the PID
 // file and /proc tell; with an external libvirt (--libvirt-uri) the domain's state does. On a stop signal
 // it runs the graceful callback once, and after the grace period the final one (kill) every tick.
 import { readFile, stat } from 'node:fs/promises';

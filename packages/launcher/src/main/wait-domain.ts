@@ -1,4 +1,4 @@
-// waitForDomainUUID (launcher.md §3 step 21): the launcher waits until the handler has defined the domain;
+// waitForDomainUUID (docs/behaviour.md#start-up, step 13): the launcher waits until the handler has defined the domain;
 // none within --qemu-timeout is fatal. A stop signal ends the wait early (nothing to monitor then).
 import type { Connection } from '../adapters/libvirt.js';
 import { LauncherPanic } from '../errors.js';

@@ -1,4 +1,4 @@
-// Network phase 2, DHCP half (network.md §5): for each masquerade NIC on the pod network, serve DHCP on
+// Network phase 2, DHCP half (docs/behaviour.md#dhcp): for each masquerade NIC on the pod network, serve DHCP on
 // its bridge k6t-<podIface>. The configuration is the GuestDhcpConfig our netsetup left in
 // vif-cache-<podIface>.pb (byte-compatible with dhcp's ServerConfig) or .json; without one the launcher
 // builds KubeVirt's masquerade config itself. The dhcp_started-<podIface> marker prevents a second start.

@@ -1,5 +1,5 @@
 // Step 3 of SyncVMI: find the domain by name, or (first sync) run the preStartHook and define it
-// (launcher.md §6.1 step 4). The metadata cache learns the VMI UID and grace period here.
+// (docs/behaviour.md#syncvirtualmachine, step 4). The metadata cache learns the VMI UID and grace period here.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Domain } from '../../adapters/libvirt.js';

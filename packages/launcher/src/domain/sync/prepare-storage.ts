@@ -1,4 +1,4 @@
-// Step 4 of SyncVMI, the storage half of KubeVirt's preStartHook (launcher.md §6.2): write layers over
+// Step 4 of SyncVMI, the storage half of KubeVirt's preStartHook (docs/behaviour.md#preparation-before-the-first-start): write layers over
 // container disks, empty disks, DiskOrCreate host disks, cloud-init and config ISOs. Runs only when the
 // domain is first defined, so a re-sync never touches a write layer that holds the guest's writes.
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Step 5 of SyncVMI: start a domain that is down (launcher.md §6.1 step 5), paused when the VMI asks for
+// Step 5 of SyncVMI: start a domain that is down (docs/behaviour.md#syncvirtualmachine, step 5), paused when the VMI asks for
 // it. A running domain is left alone: a re-sync changes nothing.
 import type { Domain } from '../../adapters/libvirt.js';
 import { log } from '../../log.js';

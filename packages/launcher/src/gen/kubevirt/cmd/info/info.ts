@@ -25,7 +25,7 @@ export const protobufFileName = "kubevirt/cmd/info/info.proto";
 
 /**
  * Version handshake of the handler -> launcher command channel.
- * Package, service and field numbers follow KubeVirt's wire contract (../../shared/spec/cmd-contract.md §2).
+ * Package, service and field numbers follow KubeVirt's wire contract (docs/cmd-contract.md#version-handshake).
  */
 
 export interface CmdInfoRequest {

@@ -25,7 +25,7 @@ export const protobufFileName = "kubevirt/cmd/v1/cmd.proto";
 
 /**
  * The handler -> launcher command service. Every package, service, method and message name and every
- * field number matches KubeVirt's contract (../../shared/spec/cmd-contract.md §3), so a stock virt-handler
+ * field number matches KubeVirt's contract (docs/cmd-contract.md#rpcs-and-timeouts), so a stock virt-handler
  * can drive this launcher. Field names keep KubeVirt's spelling (including its capitalised ones) because
  * they decide the JSON names; the wire only cares about numbers and types.
  */

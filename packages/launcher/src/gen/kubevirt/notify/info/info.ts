@@ -23,7 +23,7 @@ export const protobufPackage = "kubevirt.notify.info";
 
 export const protobufFileName = "kubevirt/notify/info/info.proto";
 
-/** Version handshake of the launcher -> handler notify channel (cmd-contract.md §2). */
+/** Version handshake of the launcher -> handler notify channel (docs/cmd-contract.md#version-handshake). */
 
 export interface NotifyInfoRequest {
 }

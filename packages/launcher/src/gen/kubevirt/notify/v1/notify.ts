@@ -23,7 +23,7 @@ export const protobufPackage = "kubevirt.notify.v1";
 
 export const protobufFileName = "kubevirt/notify/v1/notify.proto";
 
-/** Domain and Kubernetes events pushed by the launcher to virt-handler (cmd-contract.md §7). */
+/** Domain and Kubernetes events pushed by the launcher to virt-handler (docs/cmd-contract.md#notify). */
 
 export interface DomainEventRequest {
   /** JSON of the api.Domain (Go field names), empty for ERROR events. */
