@@ -1,6 +1,6 @@
 // The references a qcow2 header makes to other files, read from the bytes themselves before any tool opens
 // the image: `qemu-img info` would already open an external data file, and a reference to a FIFO or device
-// could hang or disturb it. Layout: QEMU's docs/interop/qcow2.txt (big-endian fields).
+// could hang or disturb it. Fields are big-endian, at the offsets of qcow2 versions 2 and 3.
 import type { FileHandle } from 'node:fs/promises';
 
 const MAGIC = 0x514649fb; // "QFI\xfb"
