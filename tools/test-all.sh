@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: generated contracts up to date, formatting, lint, typecheck, then every test of
-# every package and tool. Ends with one "N passed, N failed" line summed over all vitest runs.
+# The whole test suite: generated contracts up to date, every CLI reachable through npx, formatting, lint,
+# typecheck, then every test of every package and tool, summed into one "N passed, N failed, N skipped" line;
+# last, a check that the run left tracked files as it found them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export npm_config_nodedir="${npm_config_nodedir:-/usr}"
