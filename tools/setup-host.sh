@@ -6,11 +6,12 @@ cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
-# Debian packages (see docs/host.md). tini and dnsmasq-base are benchmark peers only.
+# Debian packages (see docs/host.md). tini and dnsmasq-base are benchmark peers only; gcc + libc6-dev build the
+# static container-disk (tools/pod-programs), file checks it.
 DEBS=(
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev libxml2-utils
   qemu-system-x86 qemu-utils nftables iproute2 busybox udhcpc xorriso genisoimage
-  dnsmasq-base tini pkg-config g++ make python3 util-linux procps librsvg2-bin
+  dnsmasq-base tini pkg-config g++ make python3 util-linux procps librsvg2-bin gcc libc6-dev file
 )
 missing=()
 for p in "${DEBS[@]}"; do

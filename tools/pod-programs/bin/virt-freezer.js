@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// The committed entry point of `virt-freezer`. npm links a package's bins when it installs, before any
+// build, so a bin pointing straight at dist/ gets no link in a fresh clone and `npx virt-freezer` would
+// look for a package of that name in the registry. This file always exists; the program is dist/cli/virt-freezer.js.
+import { existsSync } from 'node:fs';
+import process from 'node:process';
+import { URL, fileURLToPath } from 'node:url';
+
+const cli = new URL('../dist/cli/virt-freezer.js', import.meta.url);
+if (!existsSync(fileURLToPath(cli))) {
+  process.stderr.write(
+    'virt-freezer: ' + fileURLToPath(cli) + ' is missing: run `npm run build` (or `bash tools/setup-host.sh`) first\n',
+  );
+  process.exit(1);
+}
+await import(cli.href);
