@@ -7,6 +7,7 @@
 // list our zombie children from /proc, and reap one given pid.
 #include <napi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <vector>
 
 namespace {
 
@@ -85,6 +88,21 @@ Napi::Value ZombieChildren(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// { pid, status, exitCode, signal } of one reaped child; status is the raw wait status.
+Napi::Object ResultOf(Napi::Env env, pid_t pid, int status) {
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("pid", Napi::Number::New(env, pid));
+  result.Set("status", Napi::Number::New(env, status));
+  if (WIFEXITED(status)) {
+    result.Set("exitCode", Napi::Number::New(env, WEXITSTATUS(status)));
+    result.Set("signal", env.Null());
+  } else {
+    result.Set("exitCode", env.Null());
+    result.Set("signal", Napi::Number::New(env, WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  }
+  return result;
+}
+
 // waitpid(pid, WNOHANG) for exactly one pid. Returns null when the pid is not (yet) waitable or
 // is not our child, else { pid, status, exitCode, signal } with status the raw wait status.
 Napi::Value Reap(const Napi::CallbackInfo& info) {
@@ -105,17 +123,56 @@ Napi::Value Reap(const Napi::CallbackInfo& info) {
   } while (got < 0 && errno == EINTR);
   if (got == 0 || (got < 0 && errno == ECHILD)) return env.Null();
   if (got < 0) return ThrowErrno(env, "waitpid", errno);
-  Napi::Object result = Napi::Object::New(env);
-  result.Set("pid", Napi::Number::New(env, got));
-  result.Set("status", Napi::Number::New(env, status));
-  if (WIFEXITED(status)) {
-    result.Set("exitCode", Napi::Number::New(env, WEXITSTATUS(status)));
-    result.Set("signal", env.Null());
-  } else {
-    result.Set("exitCode", env.Null());
-    result.Set("signal", Napi::Number::New(env, WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  return ResultOf(env, got, status);
+}
+
+// Reaps every waitable (exited) child except the pids in `own` (Node's own children, which libuv
+// waits for), without reading /proc: waitid(P_ALL, WNOWAIT) names the next waitable child and
+// leaves it waitable; if it is an orphan we reap exactly that pid, and look again. The cost is
+// per zombie, not per process of the pod, so a burst of short-lived orphans is drained at once.
+// The kernel always names the first waitable child of its list, so once that is one of `own` the
+// loop cannot see past it: it stops and reports the pid in `blockedBy`, and the caller falls back
+// to the /proc scan (this happens only while libuv has not yet collected its own child).
+// Returns { reaped: ReapResult[], blockedBy: number | null }.
+Napi::Value ReapWaitable(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsArray()) {
+    Napi::TypeError::New(env, "reapWaitable(own: number[])").ThrowAsJavaScriptException();
+    return env.Undefined();
   }
-  return result;
+  Napi::Array ownArray = info[0].As<Napi::Array>();
+  std::vector<pid_t> own;
+  for (uint32_t i = 0; i < ownArray.Length(); i++) {
+    own.push_back(static_cast<pid_t>(ownArray.Get(i).As<Napi::Number>().Int32Value()));
+  }
+  Napi::Array reaped = Napi::Array::New(env);
+  uint32_t count = 0;
+  Napi::Value blockedBy = env.Null();
+  for (;;) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) break;
+      return ThrowErrno(env, "waitid", errno);
+    }
+    if (si.si_pid == 0) break;  // children exist, none has exited
+    if (std::find(own.begin(), own.end(), si.si_pid) != own.end()) {
+      blockedBy = Napi::Number::New(env, si.si_pid);
+      break;
+    }
+    int status = 0;
+    pid_t got;
+    do {
+      got = waitpid(si.si_pid, &status, WNOHANG);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) break;  // cannot happen for a child waitid just named; never spin on it
+    reaped.Set(count++, ResultOf(env, got, status));
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("reaped", reaped);
+  out.Set("blockedBy", blockedBy);
+  return out;
 }
 
 // Puts one capability into the inheritable and ambient sets, so that the child (virt-launcher)
@@ -139,6 +196,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("isChildSubreaper", Napi::Function::New(env, IsChildSubreaper));
   exports.Set("zombieChildren", Napi::Function::New(env, ZombieChildren));
   exports.Set("reap", Napi::Function::New(env, Reap));
+  exports.Set("reapWaitable", Napi::Function::New(env, ReapWaitable));
   exports.Set("raiseAmbientCapability", Napi::Function::New(env, RaiseAmbientCapability));
   return exports;
 }

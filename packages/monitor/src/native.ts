@@ -18,6 +18,8 @@ export interface ReaperAddon {
   isChildSubreaper(): boolean;
   zombieChildren(): number[];
   reap(pid: number): ReapResult | null;
+  /** Reaps every exited child but `own`; stops at the first waitable pid of `own` (blockedBy). */
+  reapWaitable(own: number[]): { reaped: ReapResult[]; blockedBy: number | null };
   raiseAmbientCapability(cap: number): boolean;
 }
 

@@ -1,7 +1,7 @@
 // In-process reaper tests: the vitest worker becomes a child subreaper for the duration.
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
 import { becomeSubreaper, isSubreaper, reapOrphans, reapPid, zombieChildren } from './reaper.js';
 import { makeSandbox } from './cli.testkit.js';
 
@@ -46,5 +46,32 @@ describe('reaper primitives', () => {
   it('returns null for a pid that is not our child', () => {
     expect(reapPid(1)).toBeNull();
     expect(() => reapPid(0)).toThrow();
+  });
+});
+
+describe('draining a burst', () => {
+  it('reaps 200 orphans that died together in one call, leaving no zombie', () => {
+    becomeSubreaper();
+    const box = makeSandbox();
+    const fifo = box.path('lines');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    try {
+      // The shell leaves 200 subshells blocked on the FIFO and exits: they become our orphans.
+      // One line each then lets all of them exit 6 at about the same time.
+      const mid = spawnSync('sh', ['-c', `exec 9<>${fifo}; for i in $(seq 200); do (read x <&9; exit 6) & done`], {
+        stdio: 'ignore',
+      });
+      expect(mid.status).toBe(0);
+      writeSync(fd, '\n'.repeat(200));
+      blockUntil(() => zombieChildren().length === 200);
+      const reaped = reapOrphans(new Set());
+      expect(reaped).toHaveLength(200);
+      expect(new Set(reaped.map((r) => r.exitCode))).toEqual(new Set([6]));
+      expect(zombieChildren()).toEqual([]);
+    } finally {
+      closeSync(fd);
+      box.remove();
+    }
   });
 });

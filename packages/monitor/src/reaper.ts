@@ -37,12 +37,8 @@ export function reapPid(pid: number): ReapResult | null {
   return nativeCall('waitpid', () => native.reap(pid));
 }
 
-/**
- * Reaps every zombie child except the pids in `ownChildren` (those spawned by Node, which libuv
- * waits for). Loops because a reaped zombie may be followed by more while we scan.
- */
-export function reapOrphans(ownChildren: ReadonlySet<number>): ReapResult[] {
-  const reaped: ReapResult[] = [];
+/** The /proc scan: finds orphans behind a waitable child of Node's that the fast path cannot pass. */
+function reapByScan(ownChildren: ReadonlySet<number>, reaped: ReapResult[]): void {
   for (;;) {
     const found = zombieChildren().filter((pid) => !ownChildren.has(pid));
     let progress = false;
@@ -53,15 +49,34 @@ export function reapOrphans(ownChildren: ReadonlySet<number>): ReapResult[] {
         progress = true;
       }
     }
-    if (!progress) return reaped;
+    if (!progress) return;
   }
+}
+
+/**
+ * Reaps every zombie child except the pids in `ownChildren` (those spawned by Node, which libuv
+ * waits for), until none is left. The native loop asks the kernel for the next exited child, so
+ * a burst costs one system call pair per zombie; /proc is read only when the kernel's next
+ * waitable child is one of Node's own, which libuv has not collected yet.
+ */
+export function reapOrphans(ownChildren: ReadonlySet<number>): ReapResult[] {
+  const native = loadAddon();
+  const { reaped, blockedBy } = nativeCall('waitid', () => native.reapWaitable([...ownChildren]));
+  if (blockedBy !== null) reapByScan(ownChildren, reaped);
+  return reaped;
 }
 
 export class OrphanReaper {
   private readonly own = new Set<number>();
   private timer: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
+  // SIGCHLDs of a burst are coalesced into one pass: a pass drains every zombie there is, so a
+  // second pass queued behind it would only find what arrived since, which its own SIGCHLD covers.
   private readonly onSignal = (): void => {
-    this.scan();
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      this.scan();
+    });
   };
 
   constructor(private readonly options: ReaperOptions = {}) {}
@@ -89,6 +104,8 @@ export class OrphanReaper {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
     process.off('SIGCHLD', this.onSignal);
   }
 
