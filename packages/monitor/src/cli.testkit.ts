@@ -25,6 +25,17 @@ export interface RunHandle {
   done: Promise<RunResult>;
   /** Host pid of the monitor (the unshare's child in PID-1 mode). */
   monitorPid(): Promise<number>;
+  /** The JSON log lines written so far (while the run goes on). */
+  logsSoFar(): LogLine[];
+  /** SIGKILLs the run if it is still going (for afterEach: a failed assertion must not leak it). */
+  kill(): void;
+}
+
+const running = new Set<() => void>();
+
+/** Kills every run started by runCli that has not ended. */
+export function killRunning(): void {
+  for (const kill of [...running]) kill();
 }
 
 export interface RunResult {
@@ -44,15 +55,21 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** The run is SIGKILLed after this long and reported as timedOut. */
   guardMs?: number;
+  /** PID-1 mode only: also a new network namespace (loopback up), so ports can be checked alone. */
+  privateNet?: boolean;
+  /** PID-1 mode only: the monitor's stdout goes to this path (a FIFO the test controls). */
+  stdoutPath?: string;
 }
 
 export function canUnsharePid(): boolean {
   return spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 }
 
-function parseLogs(stdout: string): LogLine[] {
+export function parseLogs(stdout: string): LogLine[] {
+  // The last piece is a line still being written (or empty): only complete lines are parsed.
   return stdout
     .split('\n')
+    .slice(0, -1)
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as LogLine);
 }
@@ -78,22 +95,47 @@ export async function waitFor<T>(probe: () => T | undefined, what: string, timeo
 
 export function runCli(options: RunOptions): RunHandle {
   const argv = [...(options.monitorArgs ?? []), '--', ...options.command];
+  const env = { ...(options.env ?? process.env), VLT_MONITOR_STDOUT: options.stdoutPath ?? '' };
+  // The shell execs the monitor, so the monitor keeps PID 1 of the namespace.
+  const shell = [
+    options.privateNet ? 'ip link set lo up &&' : '',
+    options.stdoutPath ? 'exec "$@" > "$VLT_MONITOR_STDOUT"' : 'exec "$@"',
+  ].join(' ');
+  const inside = options.privateNet || options.stdoutPath ? ['sh', '-c', shell, 'sh', CLI] : [CLI];
   const proc = options.pid1
-    ? spawn('unshare', ['--pid', '--fork', '--mount-proc', CLI, ...argv], { env: options.env ?? process.env })
-    : spawn(CLI, argv, { env: options.env ?? process.env });
+    ? spawn(
+        'unshare',
+        ['--pid', '--fork', '--mount-proc', ...(options.privateNet ? ['--net'] : []), ...inside, ...argv],
+        {
+          env,
+        },
+      )
+    : spawn(CLI, argv, { env });
   let stdout = '';
   let stderr = '';
   proc.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   let timedOut = false;
+  const kill = (): void => {
+    // In PID-1 mode killing unshare leaves the namespace's init running: kill that first, while
+    // it is still unshare's child and can be found.
+    for (const pid of childrenOf(proc.pid ?? 0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    proc.kill('SIGKILL');
+  };
+  running.add(kill);
   const guard = setTimeout(() => {
     timedOut = true;
-    proc.kill('SIGKILL');
-    // In PID-1 mode killing unshare leaves the namespace's init running: kill it too.
-    for (const pid of childrenOf(proc.pid ?? 0)) process.kill(pid, 'SIGKILL');
+    kill();
   }, options.guardMs ?? 30_000);
   const done = new Promise<RunResult>((resolve) => {
     proc.on('close', (code, signal) => {
+      running.delete(kill);
       clearTimeout(guard);
       resolve({ code, signal, logs: parseLogs(stdout), stdout, stderr, timedOut });
     });
@@ -102,7 +144,7 @@ export function runCli(options: RunOptions): RunHandle {
     if (!options.pid1) return proc.pid as number;
     return waitFor(() => childrenOf(proc.pid as number)[0], 'the monitor under unshare');
   };
-  return { proc, done, monitorPid };
+  return { proc, done, monitorPid, logsSoFar: () => parseLogs(stdout), kill };
 }
 
 export interface Sandbox {
@@ -196,4 +238,41 @@ export function parseOrphanReport(text: string): OrphanReport {
     if (kind === 'zombies') report.zombies = Number(a);
   }
   return report;
+}
+
+/** Orphans the monitor reports as reaped: one line each, plus the counts of its summary lines. */
+export function reapedCount(logs: LogLine[]): { lines: number; summarized: number; total: number } {
+  const lines = logs.filter((l) => /^Reaped pid \d+ with status/.test(l.msg)).length;
+  const summarized = logs
+    .map((l) => Number(/^Reaped (\d+) more orphans, not logged one by one/.exec(l.msg)?.[1] ?? 0))
+    .reduce((a, b) => a + b, 0);
+  return { lines, summarized, total: lines + summarized };
+}
+
+/** TCP ports in LISTEN state in the network namespace of `pid` (IPv4 and IPv6). */
+export function listeningPorts(pid: number): number[] {
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.trim().split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === '0A' && local) ports.push(parseInt(local.split(':')[1] ?? '', 16));
+    }
+  }
+  return ports;
+}
+
+/** True once `pid` has a handler for `signal` (its bit in SigCgt of /proc/PID/status). */
+export function catchesSignal(pid: number, signal: number): boolean {
+  try {
+    const match = /^SigCgt:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match !== null && (BigInt(`0x${match[1]}`) & (1n << BigInt(signal - 1))) !== 0n;
+  } catch {
+    return false;
+  }
 }

@@ -1,12 +1,16 @@
 // runMonitor: the whole life of the container's PID 1, as a pipeline of named steps:
-// start reaper -> spawn COMMAND -> forward signals -> wait for its exit -> dump logs ->
+// (signals held from the start) -> start reaper -> spawn COMMAND -> deliver held signals and
+// forward later ones -> wait for its exit -> dump logs ->
 // stop surviving QEMU -> stop istio-proxy -> remove container-disk sockets -> exit code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CommandStartError } from './errors.js';
+import { withoutInspectorOptions } from './inspector.js';
 import type { IstioOptions } from './istio.js';
 import { createLogger, type Logger } from './log.js';
 import { loadAddon } from './native.js';
 import { OrphanReaper } from './reaper.js';
+import { ReapLog } from './reap-log.js';
+import { installSignalGate, type SignalGate } from './signals.js';
 import { DEFAULT_CONTAINER_DISK_DIR, DEFAULT_QEMU_STOP_TIMEOUT_SECONDS } from './args.js';
 
 export interface MonitorOptions {
@@ -21,10 +25,14 @@ export interface MonitorOptions {
   passtLog?: string;
   qemuLogDir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The signal gate installed when the process started (cli.ts does so first thing); without
+   * one, runMonitor installs its own, so signals before that moment are not held.
+   */
+  signals?: SignalGate;
 }
 
-/** Signals that ask the launcher to shut down; each is forwarded as SIGTERM. */
-export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
+export { FORWARDED_SIGNALS } from './signals.js';
 /** Exit code used when COMMAND died from a signal (Go's os.Exit(-1)). */
 export const SIGNALLED_EXIT_CODE = 255;
 const CAP_NET_BIND_SERVICE = 10;
@@ -41,20 +49,6 @@ function waitForExit(child: ChildProcess): Promise<ChildOutcome> {
   });
 }
 
-function forwardSignals(child: ChildProcess, log: Logger): () => void {
-  const handlers = FORWARDED_SIGNALS.map((sig) => {
-    const handler = (): void => {
-      log.info('monitor.ts:forwardSignals', 'signalling virt-launcher to shut down');
-      if (child.exitCode !== null || child.signalCode !== null || !child.kill('SIGTERM')) {
-        log.error('monitor.ts:forwardSignals', `received signal ${sig} but can't signal virt-launcher to shut down`);
-      }
-    };
-    process.on(sig, handler);
-    return [sig, handler] as const;
-  });
-  return () => handlers.forEach(([sig, handler]) => process.off(sig, handler));
-}
-
 /** Best effort: lets a non-root launcher bind port 67 (DHCP), as KubeVirt's ambient caps do. */
 function grantNetBindService(log: Logger): void {
   if (!loadAddon().raiseAmbientCapability(CAP_NET_BIND_SERVICE)) {
@@ -67,19 +61,22 @@ async function runCommand(
   options: MonitorOptions,
   log: Logger,
   reaper: OrphanReaper,
-  cleanups: (() => void)[],
+  signals: SignalGate,
 ): Promise<number> {
   grantNetBindService(log);
-  const child = spawn(options.command, options.args ?? [], { stdio: 'inherit', env: options.env ?? process.env });
+  const { env, removed } = withoutInspectorOptions(options.env ?? process.env);
+  if (removed.length > 0) log.warning('monitor.ts:runCommand', `removed ${removed.join(' ')} from NODE_OPTIONS`);
+  const child = spawn(options.command, options.args ?? [], { stdio: 'inherit', env });
   // Synchronously after spawn, before any event (SIGCHLD included) can run a scan.
   if (child.pid !== undefined) reaper.protect(child.pid);
   // A later 'error' (a failed kill) must be logged, not crash PID 1 as an unhandled event.
   child.on('error', (error) => {
     if (child.pid !== undefined) log.error('monitor.ts:runCommand', 'error from virt-launcher process', error);
   });
-  // Stays installed until the monitor returns, like KubeVirt's signal goroutine: a late signal
-  // is logged instead of killing a non-PID-1 monitor before QEMU got its SIGTERM.
-  cleanups.push(forwardSignals(child, log));
+  // Signals held since start-up go to the child now. Forwarding stays installed until the monitor
+  // returns, like KubeVirt's signal goroutine: a late signal is logged instead of killing a
+  // non-PID-1 monitor before QEMU got its SIGTERM.
+  signals.attach(child, log);
   try {
     const outcome = await waitForExit(child);
     log.info('monitor.ts:runCommand', 'Reaped Launcher main pid');
@@ -150,19 +147,16 @@ function blockForever(): Promise<never> {
 /** Runs COMMAND under the monitor and resolves with the exit code the monitor should exit with. */
 export async function runMonitor(options: MonitorOptions): Promise<number> {
   const log = options.logger ?? createLogger();
-  const reaper = new OrphanReaper({
-    onReaped: (r) =>
-      log.info(
-        'reaper.ts',
-        `Reaped pid ${r.pid} with status ${r.status} (${r.exitCode !== null ? `exit code ${r.exitCode}` : `signal ${r.signal}`})`,
-      ),
-  });
+  const signals = options.signals ?? installSignalGate();
+  signals.setLogger(log);
+  const reapLog = new ReapLog(log);
+  const reaper = new OrphanReaper({ onReaped: (r) => reapLog.record(r) });
   reaper.start();
-  const cleanups: (() => void)[] = [() => reaper.stop()];
+  const cleanups: (() => void)[] = [() => signals.close(), () => reaper.stop()];
   let exitCode: number;
   let failed = false;
   try {
-    exitCode = await runCommand(options, log, reaper, cleanups);
+    exitCode = await runCommand(options, log, reaper, signals);
     await logDumps(options, log);
     exitCode = (await stopQemu(options, log, reaper)) ?? exitCode;
   } catch (error) {
@@ -173,6 +167,7 @@ export async function runMonitor(options: MonitorOptions): Promise<number> {
   }
   await stopIstio(options, log);
   await removeSockets(options.containerDiskDir ?? DEFAULT_CONTAINER_DISK_DIR, log);
+  reapLog.flush();
   if (options.keepAfterFailure && (exitCode !== 0 || failed)) {
     log.info(
       'monitor.ts:runMonitor',
@@ -181,6 +176,7 @@ export async function runMonitor(options: MonitorOptions): Promise<number> {
     return blockForever();
   }
   reaper.scan();
+  reapLog.flush();
   cleanups.reverse().forEach((cleanup) => cleanup());
   log.info('monitor.ts:runMonitor', 'virt-launcher-monitor: Exiting...');
   return exitCode;
