@@ -22,3 +22,15 @@ export { formatLogLine, type ProgressEvent, type ProgressListener, type CallOpti
 export * from './errors.js';
 export { readAccessCredentialKeys } from './access-credentials.js';
 export { createEmptyIso } from './empty-iso.js';
+export {
+  createMetricsDisk,
+  writeMetrics,
+  readMetricsDisk,
+  metricsBody,
+  METRICS_DISK_SIZE,
+  MetricsDiskError,
+  type Metric,
+  type MetricContext,
+  type MetricType,
+} from './metrics-disk.js';
+export { createIgnitionFile, ignitionPath, IGNITION_FILE } from './ignition.js';
