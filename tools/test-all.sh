@@ -14,22 +14,22 @@ tracked_before=$(tracked_state)
 untracked_before=$(untracked_files)
 
 step "generated contracts are up to date"
-# Generate into a scratch directory and compare, so that checking never rewrites the tree it checks. Every
-# package's `proto` script is `buf generate` with its buf.gen.yaml; --output only moves where that writes.
-gen_tmp=$(mktemp -d)
-for template in packages/*/buf.gen.yaml tools/*/buf.gen.yaml; do
-  [[ -f $template ]] || continue
-  pkg=$(dirname "$template")
-  if ! (cd "$pkg" && npx --no-install buf generate --output "$gen_tmp/$pkg"); then
-    echo "buf generate failed in $pkg" >&2
-    status=1
-  elif ! diff -r "$pkg/src/gen" "$gen_tmp/$pkg/src/gen" >/dev/null; then
-    echo "stale generated code in $pkg/src/gen: run 'npm run proto' and commit the result" >&2
-    diff -r "$pkg/src/gen" "$gen_tmp/$pkg/src/gen" | head -20 >&2
+# Regenerate with each package's own `proto` target, compare with the files as they were, then put those back:
+# the check reports stale code without leaving the tree changed (a stale file stays as the developer left it).
+gen_copy=$(mktemp -d)
+mapfile -t gen_dirs < <(ls -d packages/*/src/gen tools/*/src/gen 2>/dev/null)
+for dir in "${gen_dirs[@]}"; do mkdir -p "$gen_copy/$dir" && cp -a "$dir/." "$gen_copy/$dir/"; done
+npx nx run-many -t proto --outputStyle=static --skip-nx-cache >/dev/null || status=1
+for dir in $(printf '%s\n' "${gen_dirs[@]}" $(ls -d packages/*/src/gen tools/*/src/gen 2>/dev/null) | sort -u); do
+  if ! diff -r "$gen_copy/$dir" "$dir" >/dev/null 2>&1; then
+    echo "stale generated code in $dir: run 'npm run proto' and commit the result" >&2
+    diff -r "$gen_copy/$dir" "$dir" 2>&1 | head -20 >&2
     status=1
   fi
+  rm -rf "$dir"
+  if [[ -d "$gen_copy/$dir" ]]; then cp -a "$gen_copy/$dir" "$dir"; fi
 done
-rm -rf "$gen_tmp"
+rm -rf "$gen_copy"
 
 step "every CLI answers npx --no-install NAME --help"
 bash tools/check-cli-help.sh || status=1
