@@ -1,7 +1,8 @@
-// Controllers: USB (qemu-xhci or explicitly none), SCSI for hot-plug, PCI hole, virtio-serial.
+// Controllers: USB (qemu-xhci or explicitly none), SCSI for hot-plug (with its IOThread), PCI hole,
+// virtio-serial.
 import type { Resolved } from '../context/resolve.js';
 import type { Controller } from '../domain/types.js';
-import type { VirtualMachineInstance } from '../vmi/types.js';
+import type { Disk, VirtualMachineInstance } from '../vmi/types.js';
 import type { Configurator } from './configurator.js';
 
 export const DISABLE_PCI_HOLE64_ANNOTATION = 'kubevirt.io/disablePCIHole64';
@@ -23,6 +24,25 @@ function scsiNeeded(vmi: VirtualMachineInstance): boolean {
   return !devices.disableHotplug || (devices.disks ?? []).some((d) => (d.disk ?? d.lun ?? d.cdrom)?.bus === 'scsi');
 }
 
+function busOf(disk: Disk): string | undefined {
+  return (disk.disk ?? disk.lun ?? disk.cdrom)?.bus;
+}
+
+/**
+ * A SCSI disk that asked for a dedicated IOThread is served through its controller: the controller
+ * takes the shared-pool thread that comes after the virtio disks' round-robin (KubeVirt's choice), and
+ * one queue per vCPU. Not with the supplemental pool, which has no shared round-robin.
+ */
+function scsiIoThread(vmi: VirtualMachineInstance, ctx: Resolved): number | undefined {
+  const plan = ctx.ioThreads;
+  const disks = vmi.spec.domain.devices.disks ?? [];
+  if (plan.shared === 0 || plan.supplementalPool) return undefined;
+  if (!disks.some((d) => busOf(d) === 'scsi' && d.dedicatedIOThread === true)) return undefined;
+  let thread = 1;
+  for (const d of disks) if (busOf(d) === 'virtio' && d.dedicatedIOThread !== true) thread = (thread % plan.shared) + 1;
+  return thread;
+}
+
 export const controllers: Configurator = {
   name: 'controllers',
   configure(vmi, domain, ctx) {
@@ -35,6 +55,8 @@ export const controllers: Configurator = {
         model: ctx.arch.arch === 's390x' ? 'virtio-scsi' : ctx.virtioModel,
       };
       if (ctx.launchSecurity) scsi.driver = { iommu: 'on' };
+      const iothread = scsiIoThread(vmi, ctx);
+      if (iothread !== undefined) scsi.driver = { ...scsi.driver, iothread, queues: ctx.vcpus };
       list.push(scsi);
     }
     if (ctx.arch.arch === 'amd64' && vmi.metadata.annotations?.[DISABLE_PCI_HOLE64_ANNOTATION] === 'true') {

@@ -12,6 +12,12 @@ export interface VolumeDisk {
   backingStore?: BackingStore;
   /** downwardMetrics: fixed read-only raw disk with a bare driver. */
   metricsDisk?: boolean;
+  /**
+   * The source's own discard rule, on top of the device's (disks and LUNs unless ignored): KubeVirt's
+   * overlays and empty disks always unmap, PVC-backed sources unless the volume is in the ignore list,
+   * whatever the device (so a CD-ROM on a PVC unmaps too).
+   */
+  discard?: 'always' | 'unlessIgnored';
 }
 
 function basename(path: string): string {
@@ -22,9 +28,15 @@ function basename(path: string): string {
 // KubeVirt also writes name=<volume> on block sources; libvirt's schema allows `name` only on network
 // disks (virt-xml-validate rejects it), so it is left out.
 function pvcDisk(name: string, block: boolean, ctx: Resolved): VolumeDisk {
+  const discard = 'unlessIgnored';
   return block
-    ? { type: 'block', format: 'raw', source: { dev: `/dev/${name}` } }
-    : { type: 'file', format: 'raw', source: { file: `${ctx.paths.kubevirtPrivateDir}/vmi-disks/${name}/disk.img` } };
+    ? { type: 'block', format: 'raw', source: { dev: `/dev/${name}` }, discard }
+    : {
+        type: 'file',
+        format: 'raw',
+        source: { file: `${ctx.paths.kubevirtPrivateDir}/vmi-disks/${name}/disk.img` },
+        discard,
+      };
 }
 
 function overlay(name: string, ctx: Resolved): string {
@@ -34,9 +46,10 @@ function overlay(name: string, ctx: Resolved): string {
 function hotplugDisk(volume: Volume, ctx: Resolved): VolumeDisk {
   const name = volume.name;
   const block = ctx.raw.isBlockPvc[name] === true || ctx.raw.isBlockDv[name] === true;
+  const discard = 'unlessIgnored';
   return block
-    ? { type: 'block', format: 'raw', source: { dev: `${ctx.paths.hotplugDiskDir}/${name}` } }
-    : { type: 'file', format: 'raw', source: { file: `${ctx.paths.hotplugDiskDir}/${name}.img` } };
+    ? { type: 'block', format: 'raw', source: { dev: `${ctx.paths.hotplugDiskDir}/${name}` }, discard }
+    : { type: 'file', format: 'raw', source: { file: `${ctx.paths.hotplugDiskDir}/${name}.img` }, discard };
 }
 
 export function volumeDisk(
@@ -69,6 +82,7 @@ export function volumeDisk(
         format: info.format,
         source: { file: `${p.containerDiskDir}/disk_${volumeIndex}.img` },
       },
+      discard: 'always',
     };
   }
   if (volume.ephemeral) {
@@ -78,13 +92,19 @@ export function volumeDisk(
       format: 'qcow2',
       source: { file: overlay(name, ctx) },
       backingStore: { type: backing.type, format: 'raw', source: backing.source },
+      discard: 'always',
     };
   }
   if (volume.persistentVolumeClaim) return pvcDisk(name, ctx.raw.isBlockPvc[name] === true, ctx);
   if (volume.dataVolume) return pvcDisk(name, ctx.raw.isBlockDv[name] === true, ctx);
   if (volume.hostDisk) return iso(`${p.kubevirtPrivateDir}/vmi-disks/${name}/${basename(volume.hostDisk.path)}`);
   if (volume.emptyDisk)
-    return { type: 'file', format: 'qcow2', source: { file: `${p.libvirtRunDir}/empty-disks/${name}.qcow2` } };
+    return {
+      type: 'file',
+      format: 'qcow2',
+      source: { file: `${p.libvirtRunDir}/empty-disks/${name}.qcow2` },
+      discard: 'always',
+    };
   const cloudInit = `${p.cloudInitDir}/${vmi.metadata.namespace ?? ''}/${vmi.metadata.name}`;
   if (volume.cloudInitNoCloud) return iso(`${cloudInit}/noCloud.iso`);
   if (volume.cloudInitConfigDrive) return iso(`${cloudInit}/configdrive.iso`);
@@ -95,5 +115,14 @@ export function volumeDisk(
   if (volume.sysprep) return iso(`${p.kubevirtPrivateDir}/sysprep-disks/${name}.iso`);
   if (volume.downwardMetrics)
     return { ...iso(`${p.kubevirtPrivateDir}/downwardapi-disks/vhostmd0`), metricsDisk: true };
+  if (volume.memoryDump) {
+    // A memory dump volume is the directory virt-handler mounts for a dump's output, never a disk of
+    // the domain (KubeVirt's admission lets it go without a disk).
+    throw new ConversionError(
+      `spec.volumes[${volumeIndex}].memoryDump`,
+      name,
+      `volume ${quote(name)} is a memory dump target and cannot back a disk`,
+    );
+  }
   throw new ConversionError(`spec.volumes[${volumeIndex}]`, name, `disk ${name} references an unsupported source`);
 }

@@ -73,7 +73,7 @@ describe('disks', () => {
   it('preallocated volumes get no discard; boot order, serial, pciAddress, multiqueue', () => {
     const d = one(
       { name: 'v', disk: { bus: 'virtio', pciAddress: '0000:81:01.0' }, bootOrder: 1, serial: 'S1' },
-      { name: 'v', emptyDisk: { capacity: '1Gi' } },
+      { name: 'v', persistentVolumeClaim: { claimName: 'c' } },
       { volumesDiscardIgnore: ['v'] },
     );
     expect(d).toMatchObject({ bootOrder: 1, serial: 'S1', address: { type: 'pci', bus: '0x81', slot: '0x01' } });
@@ -100,5 +100,43 @@ describe('disks', () => {
     expect(
       one({ name: 'h', disk: { bus: 'scsi' } }, { name: 'h', persistentVolumeClaim: { claimName: 'c' } }, pending),
     ).toBeUndefined();
+  });
+  it('a CD-ROM on a PVC unmaps unless preallocated; overlays and empty disks always unmap', () => {
+    const pvc = { name: 'c', persistentVolumeClaim: { claimName: 'iso' } };
+    expect(one({ name: 'c', cdrom: { bus: 'sata' } }, pvc)?.driver.discard).toBe('unmap');
+    expect(one({ name: 'c', cdrom: { bus: 'sata' } }, pvc, { volumesDiscardIgnore: ['c'] })?.driver.discard).toBe(
+      undefined,
+    );
+    const dv = one({ name: 'c', cdrom: { bus: 'sata' } }, { name: 'c', dataVolume: { name: 'd' } });
+    expect(dv?.driver.discard).toBe('unmap');
+    const empty = one(
+      { name: 'e', disk: { bus: 'virtio' } },
+      { name: 'e', emptyDisk: { capacity: '1Gi' } },
+      { volumesDiscardIgnore: ['e'] },
+    );
+    expect(empty?.driver.discard).toBe('unmap');
+    const eph = one(
+      { name: 'e', cdrom: { bus: 'sata' } },
+      { name: 'e', ephemeral: { persistentVolumeClaim: { claimName: 'c' } } },
+    );
+    expect(eph?.driver).toMatchObject({ type: 'qcow2', discard: 'unmap' });
+  });
+  it('a downwardMetrics disk keeps error_policy stop (or the one asked for) and its IOThread', () => {
+    const d = one({ name: 'm', disk: { bus: 'virtio' }, cache: 'none' }, { name: 'm', downwardMetrics: {} });
+    expect(d?.driver).toEqual({ name: 'qemu', type: 'raw', errorPolicy: 'stop', iothread: undefined });
+    expect(d?.readonly).toBe(true);
+    const v = vmi(
+      {
+        ioThreadsPolicy: 'shared',
+        devices: { disks: [{ name: 'm', disk: { bus: 'virtio' }, errorPolicy: 'report' }] },
+      },
+      { volumes: [{ name: 'm', downwardMetrics: {} }] },
+    );
+    expect(run(disks, v).devices.disks[0]?.driver).toMatchObject({ errorPolicy: 'report', iothread: 1 });
+  });
+  it('a disk on a memoryDump volume is refused naming the volume', () => {
+    expect(() => one({ name: 'd', disk: { bus: 'virtio' } }, { name: 'd', memoryDump: { claimName: 'dump' } })).toThrow(
+      'spec.volumes[0].memoryDump',
+    );
   });
 });

@@ -29,14 +29,23 @@ class ThreadIds {
   constructor(private readonly ctx: Resolved) {
     this.nextDedicated = ctx.ioThreads.shared;
   }
-  /** Dedicated disks get their own thread after the shared pool; others take the pool round-robin. */
-  assign(disk: Disk): number | undefined {
+  /**
+   * Dedicated disks get their own thread after the shared pool; others take the pool round-robin. With
+   * the supplemental pool every virtio disk is served by all of the pool's threads.
+   */
+  assign(disk: Disk, driver: DomainDisk['driver']): void {
     const plan = this.ctx.ioThreads;
-    if (plan.total === 0 || plan.supplementalPool) return undefined;
-    if (disk.dedicatedIOThread) return ++this.nextDedicated;
-    const id = (this.nextShared % plan.shared) + 1;
+    if (plan.total === 0) return;
+    if (plan.supplementalPool) {
+      driver.iothreads = Array.from({ length: plan.total }, (_, i) => i + 1);
+      return;
+    }
+    if (disk.dedicatedIOThread) {
+      driver.iothread = ++this.nextDedicated;
+      return;
+    }
+    driver.iothread = (this.nextShared % plan.shared) + 1;
     this.nextShared++;
-    return id;
   }
 }
 
@@ -86,7 +95,7 @@ function convertDisk(
   if (bus === 'virtio') {
     if (vmi.spec.domain.devices.blockMultiQueue) out.driver.queues = ctx.vcpus;
     if (ctx.launchSecurity) out.driver.iommu = 'on';
-    out.driver.iothread = threads.assign(disk);
+    threads.assign(disk, out.driver);
   }
   if (disk.lun?.reservation) {
     out.source.reservations = {
@@ -118,8 +127,13 @@ function convertDisk(
   if (reservations) out.source.reservations = reservations;
   out.driver.type = vd.format;
   out.backingStore = vd.backingStore;
+  const ignored = ctx.raw.volumesDiscardIgnore.includes(disk.name);
+  if (vd.discard === 'always' || (vd.discard === 'unlessIgnored' && !ignored)) out.driver.discard = 'unmap';
   if (vd.metricsDisk) {
-    out.driver = { name: 'qemu', type: 'raw' };
+    // A fixed raw driver replaces the device's settings; the error policy and IOThread are set after
+    // the source in KubeVirt, so they stay.
+    const { iothread, iothreads } = out.driver;
+    out.driver = { name: 'qemu', type: 'raw', errorPolicy, iothread, iothreads };
     out.readonly = true;
     out.model = ctx.virtioModel;
   }

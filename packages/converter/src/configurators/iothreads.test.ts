@@ -32,4 +32,19 @@ describe('iothreads (KubeVirt table)', () => {
   it('no iothreads without a policy or dedicated disks', () => {
     expect(run(iothreads, vmi()).iothreads).toBeUndefined();
   });
+  it('supplementalPool: every virtio disk lists all pool threads, other buses none', () => {
+    const list: Disk[] = [
+      { name: 'a', disk: { bus: 'virtio' } },
+      { name: 'b', disk: { bus: 'sata' } },
+    ];
+    const v = vmi(
+      { ioThreadsPolicy: 'supplementalPool', ioThreads: { supplementalPoolThreadCount: 3 }, devices: { disks: list } },
+      { volumes: list.map((d) => ({ name: d.name, emptyDisk: { capacity: '1Gi' } })) },
+    );
+    const d = run(disks, v);
+    run(iothreads, v, {}, d);
+    expect(d.iothreads).toBe(3);
+    expect(d.devices.disks.map((disk) => disk.driver.iothreads)).toEqual([[1, 2, 3], undefined]);
+    expect(d.devices.disks.map((disk) => disk.driver.iothread)).toEqual([undefined, undefined]);
+  });
 });

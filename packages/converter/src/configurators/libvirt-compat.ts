@@ -1,28 +1,73 @@
-// Adaptations of KubeVirt's domain shape to an older libvirt, decided by context.libvirtVersion.
-// Each is listed in the README. An unknown version gets KubeVirt's shape unchanged.
-import { libvirtOlderThan } from '../context/resolve.js';
+// Adaptations of KubeVirt's domain shape to what libvirt accepts, most decided by context.libvirtVersion.
+// Each is listed in the README. An unknown version gets KubeVirt's shape unchanged, except where
+// libvirt's schema itself requires an attribute KubeVirt leaves out.
+import { libvirtOlderThan, type Resolved } from '../context/resolve.js';
+import type { Domain } from '../domain/types.js';
 import type { Configurator } from './configurator.js';
 
 /** First libvirt major assumed to take KubeVirt's memory hot-plug shape; 9.0 is measured to refuse it. */
 export const MEMORY_HOTPLUG_SHAPE_SINCE = [10, 0] as const;
+/**
+ * First libvirt assumed to keep a disk's `<driver><iothreads>` list and `<nvram format>`: 9.0 is
+ * measured to drop both silently at define (and its schema to reject them).
+ */
+export const DISK_IOTHREAD_LIST_SINCE = [10, 0] as const;
+export const NVRAM_FORMAT_SINCE = [10, 0] as const;
+
+function memoryHotplug(domain: Domain, ctx: Resolved): void {
+  const [major, minor] = MEMORY_HOTPLUG_SHAPE_SINCE;
+  if (!domain.maxMemory || !libvirtOlderThan(ctx, major, minor)) return;
+  // libvirt 9.0: `<maxMemory slots="0">` is refused ("both maximum memory size and memory slot count
+  // must be specified"): one slot is enough, virtio-mem does not use DIMM slots.
+  if (domain.maxMemory.slots < 1) domain.maxMemory.slots = 1;
+  // libvirt 9.0: memory hot-plug needs a guest NUMA topology; one cell holding all vCPUs and memory
+  // is the topology the guest had anyway.
+  if (domain.cpu && domain.cpu.numaCells.length === 0 && domain.memoryBytes !== undefined) {
+    const vcpus = domain.vcpu ?? 1;
+    domain.cpu.numaCells.push({
+      id: 0,
+      cpus: vcpus > 1 ? `0-${vcpus - 1}` : '0',
+      memoryKiB: domain.memoryBytes / 1024n,
+    });
+  }
+}
+
+/**
+ * The supplemental IOThread pool: each virtio disk lists every pool thread. An older libvirt would
+ * drop the list and leave the disk on QEMU's main loop, so each disk takes one pool thread instead,
+ * round-robin: the I/O still leaves the main loop and spreads over the pool.
+ */
+function diskIoThreadList(domain: Domain, ctx: Resolved): void {
+  const [major, minor] = DISK_IOTHREAD_LIST_SINCE;
+  if (!libvirtOlderThan(ctx, major, minor)) return;
+  let next = 0;
+  for (const disk of domain.devices.disks) {
+    const pool = disk.driver.iothreads;
+    if (!pool || pool.length === 0) continue;
+    disk.driver.iothread = pool[next % pool.length];
+    disk.driver.iothreads = undefined;
+    next++;
+  }
+}
+
+function nvramFormat(domain: Domain, ctx: Resolved): void {
+  const [major, minor] = NVRAM_FORMAT_SINCE;
+  const nvram = domain.os.nvram;
+  // raw is libvirt's default format: leaving the attribute out asks for the same file.
+  if (nvram?.format === 'raw' && libvirtOlderThan(ctx, major, minor)) nvram.format = undefined;
+}
+
+/** libvirt's schema requires a clock offset; without one libvirtd stores utc, so write that. */
+function clockOffset(domain: Domain): void {
+  if (domain.clock && domain.clock.offset === undefined) domain.clock.offset = 'utc';
+}
 
 export const libvirtCompat: Configurator = {
   name: 'libvirt-compat',
   configure(_vmi, domain, ctx) {
-    const [major, minor] = MEMORY_HOTPLUG_SHAPE_SINCE;
-    if (!domain.maxMemory || !libvirtOlderThan(ctx, major, minor)) return;
-    // libvirt 9.0: `<maxMemory slots="0">` is refused ("both maximum memory size and memory slot count
-    // must be specified"): one slot is enough, virtio-mem does not use DIMM slots.
-    if (domain.maxMemory.slots < 1) domain.maxMemory.slots = 1;
-    // libvirt 9.0: memory hot-plug needs a guest NUMA topology; one cell holding all vCPUs and memory
-    // is the topology the guest had anyway.
-    if (domain.cpu && domain.cpu.numaCells.length === 0 && domain.memoryBytes !== undefined) {
-      const vcpus = domain.vcpu ?? 1;
-      domain.cpu.numaCells.push({
-        id: 0,
-        cpus: vcpus > 1 ? `0-${vcpus - 1}` : '0',
-        memoryKiB: domain.memoryBytes / 1024n,
-      });
-    }
+    memoryHotplug(domain, ctx);
+    diskIoThreadList(domain, ctx);
+    nvramFormat(domain, ctx);
+    clockOffset(domain);
   },
 };

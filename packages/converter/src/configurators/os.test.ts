@@ -47,4 +47,28 @@ describe('os', () => {
     expect(o.bootmenu).toEqual({ enable: 'yes', timeout: 10000 });
     expect(o.biosUseSerial).toBe(true);
   });
+  it('EFI auto-selection names the variable store as KubeVirt does (raw, under the nvram dir); not on arm64', () => {
+    const v = vmi({ firmware: { bootloader: { efi: { secureBoot: false } } } });
+    expect(
+      run(os, v, { efiConfiguration: { efiCode: '', efiVars: '', secureLoader: false, autoSelection: true } }).os.nvram,
+    ).toEqual({
+      format: 'raw',
+      path: '/var/lib/libvirt/qemu/nvram/vm_VARS.fd',
+    });
+    expect(run(os, v, { nonRoot: true }).os.nvram?.path).toBe(
+      '/var/run/kubevirt-private/libvirt/qemu/nvram/vm_VARS.fd',
+    );
+    expect(run(os, v, { architecture: 'arm64' }).os.nvram).toBeUndefined();
+  });
+  it('kernelArgs: set with a kernel-boot container even without kernelPath, refused without a container', () => {
+    const withInitrd = vmi({
+      firmware: { kernelBoot: { kernelArgs: 'quiet', container: { image: 'k', initrdPath: '/boot/initrd' } } },
+    });
+    const o = run(os, withInitrd).os;
+    expect(o.cmdline).toBe('quiet');
+    expect(o.kernel).toBeUndefined();
+    expect(() => run(os, vmi({ firmware: { kernelBoot: { kernelArgs: 'quiet' } } }))).toThrow(
+      'spec.domain.firmware.kernelBoot.kernelArgs',
+    );
+  });
 });

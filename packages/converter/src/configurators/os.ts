@@ -28,6 +28,11 @@ export const os: Configurator = {
         if (efi.secureBoot !== false) {
           out.firmwareFeatures.push({ enabled: 'yes', name: 'secure-boot' }, { enabled: 'yes', name: 'enrolled-keys' });
         }
+        // The variable store keeps KubeVirt's name (a persistent EFI volume and migrations look for it).
+        // arm64's auto-selected firmware keeps its variables in memory, which a pflash <nvram> contradicts.
+        if (ctx.arch.arch !== 'arm64') {
+          out.nvram = { format: 'raw', path: `${ctx.paths.nvramDir}/${vmi.metadata.name}_VARS.fd` };
+        }
       } else {
         out.loader = {
           readonly: 'yes',
@@ -45,11 +50,13 @@ export const os: Configurator = {
       if (container?.kernelPath) out.kernel = `${dir}/${basename(container.kernelPath)}`;
       if (container?.initrdPath) out.initrd = `${dir}/${basename(container.initrdPath)}`;
       if (kernelBoot.kernelArgs) {
-        if (!out.kernel) {
+        // KubeVirt's admission refuses arguments only without a kernel-boot container; with one (even
+        // one that only brings an initrd) the arguments reach <cmdline>.
+        if (!container) {
           throw new ConversionError(
             'spec.domain.firmware.kernelBoot.kernelArgs',
             kernelBoot.kernelArgs,
-            'needs kernelBoot.container.kernelPath',
+            'kernel arguments need a kernel-boot container (kernelBoot.container)',
           );
         }
         out.cmdline = kernelBoot.kernelArgs;

@@ -28,6 +28,8 @@ export interface DiskDriver {
   errorPolicy?: string;
   discard?: string;
   iothread?: number;
+  /** The supplemental pool's thread ids, all of which serve the disk (`<driver><iothreads>`). */
+  iothreads?: number[];
   queues?: number;
   iommu?: string;
 }
@@ -184,7 +186,8 @@ export interface Sysinfo {
 }
 
 export interface Clock {
-  offset: 'utc' | 'timezone';
+  /** Left out when the VMI names neither utc nor a timezone (libvirt then keeps its own default). */
+  offset?: 'utc' | 'timezone';
   adjustment?: string;
   timezone?: string;
   timers: { name: string; tickpolicy?: string; present?: 'yes' | 'no'; track?: string; frequency?: number }[];

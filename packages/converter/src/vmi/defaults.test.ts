@@ -210,6 +210,18 @@ describe('API defaults: devices', () => {
     expect(xml(text)).toContain('<alias name="ua-d"/>');
   });
 
+  it('a volume used by a filesystem or as a memory dump target gets no disk', () => {
+    const text = vmiText({
+      devices:
+        '{autoattachPodInterface: false, autoattachGraphicsDevice: false, filesystems: [{name: fs, virtiofs: {}}]}',
+      spec: '  volumes: [{name: fs, persistentVolumeClaim: {claimName: share}}, {name: dump, memoryDump: {claimName: d}}]',
+    });
+    expect(parsed(text).spec.domain.devices.disks).toEqual([]);
+    const out = xml(text);
+    expect(out).not.toContain('<disk');
+    expect(out).toContain('<target dir="fs"/>');
+  });
+
   it('a CD-ROM is read-only with its tray closed', () => {
     const text = vmiText({ devices: '{autoattachPodInterface: false, disks: [{name: c, cdrom: {}}]}' });
     expect(parsed(text).spec.domain.devices.disks?.[0]?.cdrom).toEqual({ bus: 'sata', readonly: true, tray: 'closed' });

@@ -39,7 +39,9 @@ function defaultVolumeDisks(vmi: VirtualMachineInstance): void {
   const named = new Set(disks.map((d) => d.name));
   const filesystems = new Set((devices.filesystems ?? []).map((f) => f.name));
   for (const volume of vmi.spec.volumes ?? []) {
-    if (named.has(volume.name) || filesystems.has(volume.name)) continue;
+    // A memory dump volume is a dump target directory: KubeVirt adds it to a running VMI, after the
+    // webhook that makes disks, so it never has one.
+    if (named.has(volume.name) || filesystems.has(volume.name) || volume.memoryDump) continue;
     disks.push({ name: volume.name });
     named.add(volume.name);
   }

@@ -213,6 +213,8 @@ export interface Volume {
   serviceAccount?: { serviceAccountName?: string };
   sysprep?: object;
   downwardMetrics?: object;
+  /** The target directory of a memory dump (mounted by virt-handler; never a disk). */
+  memoryDump?: { claimName: string; readOnly?: boolean; hotpluggable?: boolean };
 }
 
 export interface Network {
@@ -248,5 +250,7 @@ export interface VirtualMachineInstance {
     volumeStatus?: VolumeStatusEntry[];
     VSOCKCID?: number;
     interfaces?: { name?: string; podInterfaceName?: string; mac?: string }[];
+    /** virt-controller's hints; tscFrequency (Hz) is the node's TSC rate the guest must keep. */
+    topologyHints?: { tscFrequency?: number };
   };
 }

@@ -96,7 +96,7 @@ function disk(w: XmlWriter, d: DomainDisk): void {
   w.close();
   w.leaf('target', { bus: d.target.bus, dev: d.target.dev, tray: d.target.tray });
   if (d.serial !== undefined) w.leaf('serial', undefined, d.serial);
-  w.leaf('driver', {
+  const driverAttrs = {
     cache: dr.cache,
     error_policy: dr.errorPolicy,
     io: dr.io,
@@ -106,7 +106,16 @@ function disk(w: XmlWriter, d: DomainDisk): void {
     queues: dr.queues,
     discard: dr.discard,
     iommu: dr.iommu,
-  });
+  };
+  if (dr.iothreads?.length) {
+    w.open('driver', driverAttrs);
+    w.open('iothreads');
+    for (const id of dr.iothreads) w.leaf('iothread', { id });
+    w.close();
+    w.close();
+  } else {
+    w.leaf('driver', driverAttrs);
+  }
   if (d.readonly) w.leaf('readonly');
   alias(w, d.alias);
   if (d.backingStore) {
