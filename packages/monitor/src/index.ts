@@ -10,6 +10,9 @@ export {
   type ReapResult,
   type ReaperOptions,
 } from './reaper.js';
+export { SignalGate, installSignalGate, INSPECTOR_SIGNAL } from './signals.js';
+export { closeInspector, withoutInspectorOptions, splitNodeOptions } from './inspector.js';
+export { ReapLog, DEFAULT_REAP_LINES_PER_WINDOW, DEFAULT_REAP_LOG_WINDOW_MS, type ReapLogOptions } from './reap-log.js';
 export { findQemuProcesses, stopQemuSurvivors, type QemuProcess, type StopQemuOutcome } from './qemu.js';
 export { terminateIstioProxy, istioProxyPresent, type IstioOptions } from './istio.js';
 export { dumpLogs, removeContainerDiskSockets } from './cleanup.js';
