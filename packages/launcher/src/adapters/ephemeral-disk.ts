@@ -11,3 +11,5 @@ export async function loadEphemeralDisk(): Promise<EphemeralDiskFace> {
   const face: EphemeralDiskFace = await import('@virt-launcher/ephemeral-disk');
   return face;
 }
+
+export type { ConfigVolumeKind, Metric } from '@virt-launcher/ephemeral-disk';

@@ -1,27 +1,26 @@
-// Step 4 of SyncVMI, the storage half of KubeVirt's preStartHook (docs/behaviour.md#preparation-before-the-first-start): write layers over
-// container disks, empty disks, DiskOrCreate host disks, cloud-init and config ISOs. Runs only when the
-// domain is first defined, so a re-sync never touches a write layer that holds the guest's writes.
+// Step 4 of SyncVMI, the storage half of KubeVirt's preStartHook (docs/behaviour.md#preparation-before-the-first-start):
+// every file the domain names is made here before it is defined: write layers over container disks and
+// ephemeral claims, claims' disk.img, empty disks, DiskOrCreate host disks, the cloud-init ISO, config and
+// sysprep ISOs, the downwardMetrics disk and the ignition file. Runs only when the domain is first defined,
+// so a re-sync never touches a write layer that holds the guest's writes. Each kind is a step in storage/.
 import { join } from 'node:path';
-import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
-import { log } from '../../log.js';
+import { loadEphemeralDisk, type EphemeralDiskFace } from '../../adapters/ephemeral-disk.js';
 import type { VmiView, VolumeView } from '../../vmi.js';
 import type { SyncEnv } from './env.js';
+import { prepareCloudInit } from './storage/cloud-init.js';
+import { prepareConfigVolume } from './storage/config-volumes.js';
+import { prepareMetricsDisk } from './storage/downward-metrics.js';
+import { preparePvcVolume } from './storage/pvc.js';
+import { readStorageSpec, underRoot, type StorageSpec } from './storage/spec.js';
 
-/** A VMI path is absolute in the pod; under --run-root it moves with everything else. */
-function underRoot(env: SyncEnv, path: string): string {
-  return env.paths.runRoot === '/' || path.startsWith(env.paths.runRoot) ? path : join(env.paths.runRoot, path);
-}
-
-type Eph = Awaited<ReturnType<typeof loadEphemeralDisk>>;
-
-const configKinds: Array<{ key: keyof VolumeView; dir: string; label: string }> = [
-  { key: 'configMap', dir: 'config-map', label: 'cfgdata' },
-  { key: 'secret', dir: 'secret', label: 'cfgdata' },
-  { key: 'downwardAPI', dir: 'downwardapi', label: 'cfgdata' },
-  { key: 'serviceAccount', dir: 'service-account', label: 'cfgdata' },
-];
-
-async function prepareVolume(env: SyncEnv, eph: Eph, vmi: VmiView, v: VolumeView, index: number): Promise<void> {
+async function prepareVolume(
+  env: SyncEnv,
+  eph: EphemeralDiskFace,
+  vmi: VmiView,
+  v: VolumeView,
+  index: number,
+  spec: StorageSpec,
+): Promise<void> {
   if (v.containerDisk) {
     await eph.createWriteLayer({
       ephemeralDir: env.paths.ephemeralDiskDir,
@@ -37,65 +36,33 @@ async function prepareVolume(env: SyncEnv, eph: Eph, vmi: VmiView, v: VolumeView
   } else if (v.hostDisk && v.hostDisk.type === 'DiskOrCreate' && v.hostDisk.path) {
     await eph.createHostDisk({ path: underRoot(env, v.hostDisk.path), capacity: v.hostDisk.capacity ?? '0' });
   } else if (v.cloudInitNoCloud || v.cloudInitConfigDrive) {
-    log.info('Starting PreCloudInitIso hook');
-    const source = (v.cloudInitNoCloud ?? v.cloudInitConfigDrive) as Record<string, unknown>;
-    const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-    const secretDir = (ref: unknown, suffix: string) =>
-      ref ? join(env.paths.privateDir, 'secret', `${v.name}${suffix}`) : '';
-    await eph.createCloudInitIso({
-      ephemeralDir: env.paths.ephemeralDiskDir,
-      namespace: vmi.namespace,
-      name: vmi.name,
-      type: v.cloudInitNoCloud ? 1 : 2,
-      userData: text(source.userData),
-      userDataBase64: text(source.userDataBase64),
-      userDataSecretDir: secretDir(source.secretRef, ''),
-      networkData: text(source.networkData),
-      networkDataBase64: text(source.networkDataBase64),
-      networkDataSecretDir: secretDir(source.networkDataSecretRef, '-ndata'),
-      metaData: {
-        instanceId: '',
-        hostname: vmi.hostname ?? '',
-        instanceType: '',
-        uuid: '',
-        publicKeys: {},
-        devices: [],
-      },
-    });
-  } else {
-    for (const kind of configKinds) {
-      if (!v[kind.key]) continue;
-      await eph.createConfigIso({
-        sourceDir: join(env.paths.privateDir, kind.dir, v.name),
-        targetPath: join(env.paths.privateDir, `${kind.dir}-disks`, `${v.name}.iso`),
-        label: kind.label,
-      });
-    }
+    await prepareCloudInit(env, eph, vmi, v, spec);
+  } else if (spec.sources[v.name]?.downwardMetrics) {
+    await prepareMetricsDisk(env, eph);
+  } else if (!(await preparePvcVolume(env, eph, v, index, spec))) {
+    await prepareConfigVolume(env, eph, v, spec);
   }
 }
 
-export async function prepareStorage(env: SyncEnv, vmi: VmiView): Promise<void> {
-  const needs = vmi.volumes.some(
-    (v) =>
-      v.containerDisk ||
-      v.emptyDisk ||
-      v.hostDisk ||
-      v.cloudInitNoCloud ||
-      v.cloudInitConfigDrive ||
-      v.configMap ||
-      v.secret ||
-      v.downwardAPI ||
-      v.serviceAccount,
-  );
-  if (!needs) return;
+export async function prepareStorage(env: SyncEnv, vmi: VmiView, domainXml: string): Promise<void> {
+  const spec = readStorageSpec(vmi, domainXml);
+  if (vmi.volumes.length === 0 && !spec.ignitionData) return;
   const eph = await loadEphemeralDisk();
   for (const [index, v] of vmi.volumes.entries()) {
     try {
-      await prepareVolume(env, eph, vmi, v, index);
+      await prepareVolume(env, eph, vmi, v, index, spec);
     } catch (err) {
       throw new Error(`preparing volume ${v.name} failed: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
       });
     }
+  }
+  if (spec.ignitionData) {
+    await eph.createIgnitionFile({
+      ephemeralDir: env.paths.ephemeralDiskDir,
+      namespace: vmi.namespace,
+      name: vmi.name,
+      data: spec.ignitionData,
+    });
   }
 }

@@ -1,0 +1,51 @@
+// The cloud-init data source of a VMI (NoCloud or ConfigDrive), as KubeVirt builds it: user/network data
+// inline, base64 or from the volume's secret (mounted at secret/<volume>/, keys userdata/userData and
+// networkdata/networkData), SSH keys from access credentials propagated through this data source
+// (secret/<secret>-access-cred/, into the meta-data public keys), and the firmware UUID as NoCloud's
+// instance-id and ConfigDrive's uuid.
+import { join } from 'node:path';
+import type { EphemeralDiskFace } from '../../../adapters/ephemeral-disk.js';
+import { log } from '../../../log.js';
+import type { VmiView, VolumeView } from '../../../vmi.js';
+import type { SyncEnv } from '../env.js';
+import type { StorageSpec } from './spec.js';
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+export async function prepareCloudInit(
+  env: SyncEnv,
+  eph: EphemeralDiskFace,
+  vmi: VmiView,
+  volume: VolumeView,
+  spec: StorageSpec,
+): Promise<void> {
+  log.info('Starting PreCloudInitIso hook');
+  const noCloud = volume.cloudInitNoCloud !== undefined;
+  const source = (volume.cloudInitNoCloud ?? volume.cloudInitConfigDrive ?? {}) as Record<string, unknown>;
+  const secretRoot = join(env.paths.privateDir, 'secret');
+  // Both secret refs of one volume are mounted as the same directory, named after the volume.
+  const secretDir = (ref: unknown): string => (ref ? join(secretRoot, volume.name) : '');
+  const keySecrets = noCloud ? spec.sshKeySecrets.noCloud : spec.sshKeySecrets.configDrive;
+  const publicKeys = await eph.readAccessCredentialKeys(keySecrets.map((s) => join(secretRoot, `${s}-access-cred`)));
+  await eph.createCloudInitIso({
+    ephemeralDir: env.paths.ephemeralDiskDir,
+    namespace: vmi.namespace,
+    name: vmi.name,
+    type: noCloud ? eph.CloudInitType.CLOUD_INIT_TYPE_NOCLOUD : eph.CloudInitType.CLOUD_INIT_TYPE_CONFIGDRIVE,
+    userData: text(source.userData),
+    userDataBase64: text(source.userDataBase64),
+    userDataSecretDir: secretDir(source.secretRef),
+    networkData: text(source.networkData),
+    networkDataBase64: text(source.networkDataBase64),
+    networkDataSecretDir: secretDir(source.networkDataSecretRef),
+    metaData: {
+      // NoCloud's instance-id is the firmware UUID; ConfigDrive keeps "<name>.<namespace>" and carries the UUID.
+      instanceId: noCloud ? spec.firmwareUuid : '',
+      hostname: vmi.hostname ?? '',
+      instanceType: spec.instanceType,
+      uuid: spec.firmwareUuid,
+      publicKeys,
+      devices: [],
+    },
+  });
+}
