@@ -6,7 +6,7 @@ import { CLI } from './testing/cli-process.js';
 const base = ['serve', '--interface', 'k6t-eth0', '--server-ip', '10.0.2.1', '--client-ip', '10.0.2.2/24'];
 
 describe('virt-dhcp flags', () => {
-  it('maps every flag onto ServerConfig', () => {
+  it('maps every flag onto DhcpServerConfig', () => {
     const { config, logLevel } = parseServeArgs([
       ...base,
       '--client-mac',

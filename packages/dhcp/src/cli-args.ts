@@ -1,7 +1,7 @@
-// Flags of `virt-dhcp serve` -> ServerConfig. Pure, so every flag error is a unit test; a bad flag is a
+// Flags of `virt-dhcp serve` -> DhcpServerConfig. Pure, so every flag error is a unit test; a bad flag is a
 // UsageError that the CLI prints as one line and exits 2 on.
 import { parseArgs } from 'node:util';
-import { type ServerConfig, DhcpV4Config, DhcpV6Config } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+import { type DhcpServerConfig, DhcpV4Config, DhcpV6Config } from '@virt-launcher/contracts';
 import type { LogLevel } from './log.js';
 
 export class UsageError extends Error {
@@ -38,7 +38,7 @@ const flags = {
 } as const;
 
 export interface ServeCommand {
-  config: ServerConfig;
+  config: DhcpServerConfig;
   logLevel: LogLevel;
 }
 
@@ -67,7 +67,7 @@ export function parseServeArgs(argv: readonly string[]): ServeCommand {
   if (!values['client-ip'] && !values['client-ipv6']) throw new UsageError('--client-ip or --client-ipv6 is required');
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warning', 'error'].includes(logLevel)) throw new UsageError(`--log-level: "${logLevel}"`);
-  const config: ServerConfig = { v4: undefined, v6: undefined };
+  const config: DhcpServerConfig = { v4: undefined, v6: undefined };
   if (values['client-ip']) {
     if (!values['server-ip']) throw new UsageError('--server-ip is required with --client-ip');
     config.v4 = DhcpV4Config.fromPartial({

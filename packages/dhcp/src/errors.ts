@@ -24,7 +24,7 @@ export class DhcpEncodeError extends Error {
   }
 }
 
-/** The ServerConfig (or CLI flags) cannot describe a working server. */
+/** The DhcpServerConfig (or CLI flags) cannot describe a working server. */
 export class DhcpConfigError extends Error {
   override readonly name = 'DhcpConfigError';
   constructor(

@@ -2,7 +2,7 @@
 // DhcpDecodeError, and whatever the responder answers must encode and decode again. Seeded, so a failure
 // reproduces; the seed is in the test name.
 import { describe, expect, it } from 'vitest';
-import { DhcpV4Config, DhcpV6Config } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DhcpV4Config, DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpDecodeError } from './errors.js';
 import { silentLogger } from './log.js';
 import { clientBytes } from './testing/requests.js';

@@ -4,8 +4,7 @@ export { decodeDhcpPacket, encodeDhcpPacket, type DhcpPacket, BROADCAST_FLAG, MA
 export { Opt as DhcpOption, MessageType as DhcpMessageType, type Options as DhcpOptions } from './v4/options.js';
 export { encodeDomainSearch, decodeDomainSearch, isValidSearchDomain } from './v4/domain-search.js';
 export { encodeClasslessRoutes, decodeClasslessRoutes, type ClasslessRoute } from './v4/classless-routes.js';
-export { DEFAULT_LEASE_SECONDS } from './v4/prepare.js';
 export { decodeDhcpv6Message, encodeDhcpv6Message, type Dhcpv6Message } from './v6/message.js';
 export { DhcpDecodeError, DhcpEncodeError, DhcpConfigError, DhcpSocketError } from './errors.js';
 export { jsonLogger, silentLogger, type Logger, type LogLevel } from './log.js';
-export { ServerConfig, DhcpV4Config, DhcpV6Config, Route, PrivateOption } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+// The configuration startDhcpServer takes is DhcpServerConfig of @virt-launcher/contracts (netsetup writes it).

@@ -1,5 +1,5 @@
 // startDhcpServer: one DHCPv4 and/or one DHCPv6 server for one bridge, as the launcher starts per masquerade NIC.
-import type { ServerConfig } from './gen/virtlauncher/dhcp/v1/dhcp.js';
+import type { DhcpServerConfig } from '@virt-launcher/contracts';
 import { DhcpConfigError } from './errors.js';
 import { type Logger, jsonLogger } from './log.js';
 import { type V4Server, type V4Stats, startV4 } from './v4/server.js';
@@ -17,7 +17,7 @@ export interface DhcpServer {
   stats(): { v4: V4Stats | undefined; v6: V6Stats | undefined };
 }
 
-export async function startDhcpServer(config: ServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
+export async function startDhcpServer(config: DhcpServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
   const logger = options.logger ?? jsonLogger('virt-dhcp');
   if (!config.v4 && !config.v6) throw new DhcpConfigError('neither v4 nor v6 is configured', 'v4');
   let v4: V4Server | undefined;

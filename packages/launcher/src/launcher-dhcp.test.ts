@@ -1,14 +1,17 @@
 // Network phase 2 end to end: inside a namespace holding k6t-eth0 and tap0 (as netsetup leaves them), the
 // launcher (own libvirtd, private root) plugs the guest into tap0 and serves DHCP on the bridge through
-// @virt-launcher/dhcp; the guest's serial console shows the lease it got from our server.
+// @virt-launcher/dhcp, with the configuration netsetup planned and the node side cached as
+// vif-cache-eth0.pb; the guest's serial console shows the lease it got from our server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
+import { MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
@@ -41,6 +44,24 @@ function vmi(uid: string): Buffer {
       },
     }),
   );
+}
+
+/** What virt-handler's phase 1 (our netsetup) caches for the launcher: the plan's DHCP part. */
+function cachedDhcpConfig(): Uint8Array {
+  const plan = planMasquerade(
+    MasqueradeRequest.fromPartial({
+      pod: {
+        name: 'eth0',
+        mac: '0a:58:0a:f4:01:07',
+        mtu: 1500,
+        ifindex: 2,
+        ipv4Addresses: [{ address: '10.244.1.7', prefixLength: 24 }],
+        resolvConf: 'search default.svc.cluster.local\nnameserver 10.96.0.10\n',
+        hostname: 'netguest',
+      },
+    }),
+  );
+  return DhcpServerConfig.encode(plan.dhcp!).finish();
 }
 
 function readConsole(path: string, until: RegExp, timeoutMs = 120_000): Promise<string> {
@@ -104,6 +125,7 @@ describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
       ['ip', 'netns', 'exec', ns],
     );
     await launcher.waitForLog('Marked as ready', 90_000);
+    await writeFile(join(root, 'run/kubevirt-private/vif-cache-eth0.pb'), cachedDhcpConfig());
     const client = await connectLauncher(launcher.readySocket);
     const res = await client.call('syncVirtualMachine', request(vmi('u-net')), 60_000);
     expect(res).toEqual({ success: true, message: '' });

@@ -1,17 +1,10 @@
-// The configuration the in-pod DHCP servers give the guest for a masquerade interface (network spec §5, §6).
-// Its shape is dhcp's ServerConfig (see GuestDhcpConfig in the proto).
+// The configuration the in-pod DHCP servers give the guest for a masquerade interface. Its type is the one
+// DhcpServerConfig of @virt-launcher/contracts, which @virt-launcher/dhcp serves as it is.
 import { isIPv4 } from 'node:net';
+import { DEFAULT_LEASE_SECONDS, type DhcpServerConfig } from '@virt-launcher/contracts';
 import { InvalidRequestError } from './errors.js';
 import { guestDns } from './resolvconf.js';
-import type {
-  DhcpOptions,
-  GuestAddressing,
-  GuestDhcpConfig,
-  PodInterfaceFacts,
-} from './gen/virtlauncher/netsetup/v1/netsetup.js';
-
-/** 999 days, KubeVirt's lease for both DHCPv4 and DHCPv6. */
-export const LEASE_SECONDS = 86_313_600;
+import type { DhcpOptions, GuestAddressing, PodInterfaceFacts } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
 export interface DhcpInputs {
   pod: PodInterfaceFacts;
@@ -33,7 +26,7 @@ function checkedOptions(options: DhcpOptions | undefined): DhcpOptions {
   return { ...o, privateOptions: o.privateOptions.filter((p) => p.code >= 224 && p.code <= 254) };
 }
 
-export function guestDhcpConfig(i: DhcpInputs): GuestDhcpConfig {
+export function guestDhcpConfig(i: DhcpInputs): DhcpServerConfig {
   const dns = guestDns(i.pod.resolvConf, i.subdomain);
   const options = checkedOptions(i.options);
   return {
@@ -50,7 +43,8 @@ export function guestDhcpConfig(i: DhcpInputs): GuestDhcpConfig {
       mtu: i.pod.mtu,
       hostname: i.pod.hostname,
       routes: [],
-      leaseSeconds: LEASE_SECONDS,
+      // Written out rather than 0, so the cached config says what the guest gets.
+      leaseSeconds: DEFAULT_LEASE_SECONDS,
       ntpServers: options.ntpServers,
       tftpServerName: options.tftpServerName,
       bootfileName: options.bootfileName,
@@ -61,7 +55,7 @@ export function guestDhcpConfig(i: DhcpInputs): GuestDhcpConfig {
       clientIpCidr: `${i.ipv6.guestIp}/${i.ipv6.prefixLength}`,
       serverMac: i.bridgeMac,
       dnsServers: dns.ipv6Servers,
-      leaseSeconds: LEASE_SECONDS,
+      leaseSeconds: DEFAULT_LEASE_SECONDS,
     },
   };
 }

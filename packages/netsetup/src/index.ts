@@ -8,7 +8,6 @@ export { discoverPodInterface } from './discover.js';
 export type { DiscoverOptions } from './discover.js';
 export { parsePort, parsePorts } from './ports.js';
 export { bridgeNameFor, tapNameFor, BRIDGE_MAC, NFT_TABLE } from './names.js';
-export { LEASE_SECONDS } from './dhcp-config.js';
 export {
   NetsetupError,
   BadInputError,
@@ -26,6 +25,8 @@ export {
 export { lockNetns, withNetnsLock, netnsLockPath } from './netns-lock.js';
 export type { NetnsLockOptions } from './netns-lock.js';
 export { LinkConflictError } from './links.js';
+// MasqueradePlan.dhcp and DhcpOptions.privateOptions use @virt-launcher/contracts' DhcpServerConfig and
+// DhcpPrivateOption: import those from the contracts package.
 export {
   PodInterfaceFacts,
   MasqueradeRequest,
@@ -37,9 +38,4 @@ export {
   Sysctl,
   NftTablePlan,
   GuestAddressing,
-  GuestDhcpConfig,
-  GuestDhcpV4Config,
-  GuestDhcpV6Config,
-  GuestRoute,
-  GuestPrivateOption,
 } from './gen/virtlauncher/netsetup/v1/netsetup.js';

@@ -6,14 +6,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { parseVmi, type VirtualMachineInstance } from '@virt-launcher/converter';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { connectLauncher, type LauncherClient } from '@virt-launcher/launcher';
-import {
-  applyPlan,
-  discoverPodInterface,
-  GuestDhcpConfig,
-  MasqueradeRequest,
-  planMasquerade,
-} from '@virt-launcher/netsetup';
+import { applyPlan, discoverPodInterface, MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
 import type { RunArgs } from './args.js';
 import { CleanupStack } from './cleanup.js';
 import { startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
@@ -137,7 +132,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       fs.mkdirSync(priv, { recursive: true });
       // What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts).
       if (plan.dhcp)
-        fs.writeFileSync(path.join(priv, `vif-cache-${net.podIface}.pb`), GuestDhcpConfig.encode(plan.dhcp).finish());
+        fs.writeFileSync(path.join(priv, `vif-cache-${net.podIface}.pb`), DhcpServerConfig.encode(plan.dhcp).finish());
       for (const line of placeContainerDisks(layout, vmi, args.containerDisks, args.kernelBootDir)) print(`  ${line}`);
     });
 

@@ -1,7 +1,7 @@
 // Turns a DhcpV4Config into the fixed parts of every reply: addresses checked once at start-up, option values
 // encoded once. Bad essentials fail the start (DhcpConfigError); bad search domains and private codes outside
 // 224..254 are dropped with a warning, because a guest without one search domain is better than no DHCP at all.
-import type { DhcpV4Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DEFAULT_LEASE_SECONDS, type DhcpV4Config } from '@virt-launcher/contracts';
 import { DhcpConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { parseCidr4, parseIPv4, parseMac, prefixToMask } from '../addr.js';
@@ -9,8 +9,6 @@ import { Opt, type Options } from './options.js';
 import { encodeDomainSearch, isValidSearchDomain } from './domain-search.js';
 import { type ClasslessRoute, encodeClasslessRoutes } from './classless-routes.js';
 
-/** KubeVirt's lease: 999 days, so a guest practically never renews. */
-export const DEFAULT_LEASE_SECONDS = 86_313_600;
 /** The link MTU assumed when none is configured. */
 const ETHERNET_MTU = 1500;
 

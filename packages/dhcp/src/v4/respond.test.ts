@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DhcpV4Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DEFAULT_LEASE_SECONDS, DhcpV4Config } from '@virt-launcher/contracts';
 import { DhcpConfigError } from '../errors.js';
 import { type Logger, silentLogger } from '../log.js';
 import { clientPacket } from '../testing/requests.js';
 import { MessageType as T, Opt } from './options.js';
-import { DEFAULT_LEASE_SECONDS, prepareV4 } from './prepare.js';
+import { prepareV4 } from './prepare.js';
 import { type Decision, respondV4 } from './respond.js';
 import { decodeDomainSearch } from './domain-search.js';
 

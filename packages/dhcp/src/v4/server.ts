@@ -1,5 +1,5 @@
 // DHCPv4 server: a device-bound socket on :67 feeding the handler.
-import type { DhcpV4Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import type { DhcpV4Config } from '@virt-launcher/contracts';
 import type { Logger } from '../log.js';
 import { formatMac } from '../addr.js';
 import { type Peer, openBoundSocket } from '../bound-socket.js';

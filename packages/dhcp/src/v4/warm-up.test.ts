@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DhcpV4Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DhcpV4Config } from '@virt-launcher/contracts';
 import { silentLogger } from '../log.js';
 import { prepareV4 } from './prepare.js';
 import { v4Handler } from './handler.js';

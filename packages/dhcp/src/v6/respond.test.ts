@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DhcpV6Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpConfigError, DhcpDecodeError } from '../errors.js';
 import { parseIPv6 } from '../addr.js';
 import {

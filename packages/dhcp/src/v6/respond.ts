@@ -1,6 +1,6 @@
 // The DHCPv6 single-guest responder (RFC 8415 §18.3), pure: message in, reply out. One guest, one address:
 // every IA_NA the client asks for gets the configured address.
-import type { DhcpV6Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import { DEFAULT_LEASE_SECONDS, type DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpConfigError } from '../errors.js';
 import { parseCidr6, parseIPv6, parseMac } from '../addr.js';
 import {
@@ -15,8 +15,6 @@ import {
   encodeStatus,
   findV6,
 } from './message.js';
-
-const DEFAULT_LIFETIME = 86_313_600;
 
 export interface PreparedV6 {
   interfaceName: string;
@@ -46,7 +44,7 @@ export function prepareV6(cfg: DhcpV6Config): PreparedV6 {
     prefix: cidr.prefix,
     serverDuid,
     dns: dnsBytes.length > 0 ? Buffer.concat(dnsBytes) : undefined,
-    lifetime: cfg.leaseSeconds === 0 ? DEFAULT_LIFETIME : cfg.leaseSeconds,
+    lifetime: cfg.leaseSeconds === 0 ? DEFAULT_LEASE_SECONDS : cfg.leaseSeconds,
   };
 }
 

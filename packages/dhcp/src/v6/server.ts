@@ -1,5 +1,5 @@
 // DHCPv6 server: a device-bound socket on [::]:547 that joins All_DHCP_Relay_Agents_and_Servers on the bridge.
-import type { DhcpV6Config } from '../gen/virtlauncher/dhcp/v1/dhcp.js';
+import type { DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpDecodeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type Peer, openBoundSocket } from '../bound-socket.js';

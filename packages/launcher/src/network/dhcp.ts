@@ -1,11 +1,12 @@
-// Network phase 2, DHCP half (docs/behaviour.md#dhcp): for each masquerade NIC on the pod network, serve DHCP on
-// its bridge k6t-<podIface>. The configuration is the GuestDhcpConfig our netsetup left in
-// vif-cache-<podIface>.pb (byte-compatible with dhcp's ServerConfig) or .json; without one the launcher
-// builds KubeVirt's masquerade config itself. The dhcp_started-<podIface> marker prevents a second start.
+// Network phase 2, DHCP half: for each masquerade NIC on the pod network, serve DHCP on its bridge
+// k6t-<podIface>. Like KubeVirt's launcher, this side computes nothing: the node side (phase 1, our netsetup)
+// worked the configuration out from the pod's interface and resolv.conf and cached it as
+// vif-cache-<podIface>.pb (or .json) in the private directory; we read it and serve it. The
+// dhcp_started-<podIface> marker prevents a second start.
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
 import type * as Dhcp from '@virt-launcher/dhcp';
-import type { ServerConfig } from '@virt-launcher/dhcp';
 import { log } from '../log.js';
 import type { LauncherPaths } from '../paths.js';
 import type { VmiView } from '../vmi.js';
@@ -15,6 +16,18 @@ export interface DhcpHandle {
 }
 
 type DhcpFace = typeof Dhcp;
+
+/** The node side left no usable DHCP configuration for a pod interface that has a masquerade bridge. */
+export class DhcpConfigCacheError extends Error {
+  constructor(
+    readonly podInterface: string,
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`DHCP configuration for pod interface ${podInterface} (${path}): ${reason}`);
+    this.name = 'DhcpConfigCacheError';
+  }
+}
 
 /** Loaded only when a masquerade NIC needs a server; the literal specifier keeps the face type-checked. */
 async function loadDhcp(): Promise<DhcpFace> {
@@ -27,69 +40,41 @@ const exists = (path: string) =>
     () => false,
   );
 
-export interface PodFacts {
-  mtu: number;
-  dnsServers: string[];
-  searchDomains: string[];
-}
+const readOrUndefined = (path: string) => readFile(path).catch(() => undefined);
 
-export function parseResolvConf(text: string): { dnsServers: string[]; searchDomains: string[] } {
-  const dnsServers: string[] = [];
-  const searchDomains: string[] = [];
-  for (const line of text.split('\n')) {
-    const [key, ...rest] = line.trim().split(/\s+/);
-    if (key === 'nameserver' && rest[0] && /^\d+\.\d+\.\d+\.\d+$/.test(rest[0])) dnsServers.push(rest[0]);
-    if (key === 'search') searchDomains.push(...rest);
+function parsed<T>(podIface: string, path: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new DhcpConfigCacheError(podIface, path, `cannot be decoded: ${(err as Error).message}`);
   }
-  return { dnsServers, searchDomains };
 }
 
-/** KubeVirt's masquerade DHCP: the guest gets 10.0.2.2/24 behind gateway 10.0.2.1, any client MAC. */
-export function masqueradeConfig(podIface: string, vmi: VmiView, facts: PodFacts): Record<string, unknown> {
-  return {
-    v4: {
-      interfaceName: `k6t-${podIface}`,
-      serverIp: '10.0.2.1',
-      clientMac: '',
-      clientIpCidr: '10.0.2.2/24',
-      router: '10.0.2.1',
-      dnsServers: facts.dnsServers,
-      searchDomains: vmi.subdomain
-        ? [`${vmi.subdomain}.${vmi.namespace}.svc.cluster.local`, ...facts.searchDomains]
-        : facts.searchDomains,
-      domainName: '',
-      mtu: facts.mtu,
-      hostname: vmi.hostname ?? vmi.name,
-      routes: [],
-      leaseSeconds: 0,
-      ntpServers: [],
-      tftpServerName: '',
-      bootfileName: '',
-      privateOptions: [],
-    },
-    v6: undefined,
-  };
+/**
+ * The cached configuration for `podIface`: the binary form first (what netsetup's callers write), then JSON.
+ * A cache without a v4 or v6 part would start a server that answers nobody, so it is refused.
+ */
+export async function readCachedDhcpConfig(privateDir: string, podIface: string): Promise<DhcpServerConfig> {
+  const base = join(privateDir, `vif-cache-${podIface}`);
+  let path = `${base}.pb`;
+  let config: DhcpServerConfig;
+  const pb = await readOrUndefined(path);
+  if (pb) {
+    config = parsed(podIface, path, () => DhcpServerConfig.decode(pb));
+  } else {
+    path = `${base}.json`;
+    const json = await readOrUndefined(path);
+    if (!json) throw new DhcpConfigCacheError(podIface, `${base}.pb`, 'missing (neither .pb nor .json exists)');
+    config = parsed(podIface, path, () => DhcpServerConfig.fromJSON(JSON.parse(json.toString('utf8'))));
+  }
+  if (!config.v4 && !config.v6) throw new DhcpConfigCacheError(podIface, path, 'has neither a v4 nor a v6 part');
+  return config;
 }
 
 export class DhcpServers {
   private readonly servers: DhcpHandle[] = [];
 
   constructor(private readonly paths: LauncherPaths) {}
-
-  private async podFacts(podIface: string): Promise<PodFacts> {
-    const mtuText = await readFile(`/sys/class/net/${podIface}/mtu`, 'utf8').catch(() => '');
-    const resolv = await readFile(join(this.paths.runRoot, 'etc/resolv.conf'), 'utf8').catch(() => '');
-    return { mtu: Number(mtuText.trim()) || 0, ...parseResolvConf(resolv) };
-  }
-
-  private async configFor(face: DhcpFace, podIface: string, vmi: VmiView): Promise<ServerConfig> {
-    const base = join(this.paths.privateDir, `vif-cache-${podIface}`);
-    const pb = await readFile(`${base}.pb`).catch(() => undefined);
-    if (pb) return face.ServerConfig.decode(pb);
-    const json = await readFile(`${base}.json`, 'utf8').catch(() => undefined);
-    if (json) return face.ServerConfig.fromJSON(JSON.parse(json));
-    return face.ServerConfig.fromJSON(masqueradeConfig(podIface, vmi, await this.podFacts(podIface)));
-  }
 
   /** Starts one server per masquerade NIC on the pod network (only the primary pod network: eth0). */
   async start(vmi: VmiView): Promise<void> {
@@ -103,8 +88,8 @@ export class DhcpServers {
         log.warning(`no bridge k6t-${podIface} in this network namespace: DHCP for ${iface.name} not started`);
         continue;
       }
+      const config = await readCachedDhcpConfig(this.paths.privateDir, podIface);
       const face = await loadDhcp();
-      const config = await this.configFor(face, podIface, vmi);
       this.servers.push(await face.startDhcpServer(config));
       await writeFile(marker, '');
       log.info(`DHCP server started on k6t-${podIface}`, { interface: iface.name });

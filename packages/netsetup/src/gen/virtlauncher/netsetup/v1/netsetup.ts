@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { DhcpPrivateOption, DhcpServerConfig } from "@virt-launcher/contracts";
 
 export const protobufPackage = "virtlauncher.netsetup.v1";
 
@@ -58,7 +59,7 @@ export interface DhcpOptions {
   ntpServers: string[];
   tftpServerName: string;
   bootfileName: string;
-  privateOptions: GuestPrivateOption[];
+  privateOptions: DhcpPrivateOption[];
 }
 
 export interface MasqueradeRequest {
@@ -139,50 +140,11 @@ export interface MasqueradePlan {
   ipv6:
     | GuestAddressing
     | undefined;
-  /** What the in-pod DHCP servers must hand to the guest. */
-  dhcp: GuestDhcpConfig | undefined;
-}
-
-export interface GuestRoute {
-  destination: string;
-  gateway: string;
-}
-
-export interface GuestPrivateOption {
-  code: number;
-  value: Buffer;
-}
-
-export interface GuestDhcpV4Config {
-  interfaceName: string;
-  serverIp: string;
-  clientMac: string;
-  clientIpCidr: string;
-  router: string;
-  dnsServers: string[];
-  searchDomains: string[];
-  domainName: string;
-  mtu: number;
-  hostname: string;
-  routes: GuestRoute[];
-  leaseSeconds: number;
-  ntpServers: string[];
-  tftpServerName: string;
-  bootfileName: string;
-  privateOptions: GuestPrivateOption[];
-}
-
-export interface GuestDhcpV6Config {
-  interfaceName: string;
-  clientIpCidr: string;
-  serverMac: string;
-  dnsServers: string[];
-  leaseSeconds: number;
-}
-
-export interface GuestDhcpConfig {
-  v4: GuestDhcpV4Config | undefined;
-  v6: GuestDhcpV6Config | undefined;
+  /**
+   * What the in-pod DHCP servers must hand to the guest.
+   * The one definition lives in @virt-launcher/contracts; netsetup writes it, @virt-launcher/dhcp serves it.
+   */
+  dhcp: DhcpServerConfig | undefined;
 }
 
 function createBaseInterfaceAddress(): InterfaceAddress {
@@ -699,7 +661,7 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
       writer.uint32(26).string(message.bootfileName);
     }
     for (const v of message.privateOptions) {
-      GuestPrivateOption.encode(v!, writer.uint32(34).fork()).join();
+      DhcpPrivateOption.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -746,7 +708,7 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
               break;
             }
 
-            message.privateOptions.push(GuestPrivateOption.decode(reader, reader.uint32()));
+            message.privateOptions.push(DhcpPrivateOption.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -779,9 +741,9 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
         ? globalThis.String(object.bootfile_name)
         : "",
       privateOptions: globalThis.Array.isArray(object?.privateOptions)
-        ? object.privateOptions.map((e: any) => GuestPrivateOption.fromJSON(e))
+        ? object.privateOptions.map((e: any) => DhcpPrivateOption.fromJSON(e))
         : globalThis.Array.isArray(object?.private_options)
-        ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
+        ? object.private_options.map((e: any) => DhcpPrivateOption.fromJSON(e))
         : [],
     };
   },
@@ -798,7 +760,7 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
       obj.bootfileName = message.bootfileName;
     }
     if (message.privateOptions?.length) {
-      obj.privateOptions = message.privateOptions.map((e) => GuestPrivateOption.toJSON(e));
+      obj.privateOptions = message.privateOptions.map((e) => DhcpPrivateOption.toJSON(e));
     }
     return obj;
   },
@@ -811,7 +773,7 @@ export const DhcpOptions: MessageFns<DhcpOptions> = {
     message.ntpServers = object.ntpServers?.map((e) => e) || [];
     message.tftpServerName = object.tftpServerName ?? "";
     message.bootfileName = object.bootfileName ?? "";
-    message.privateOptions = object.privateOptions?.map((e) => GuestPrivateOption.fromPartial(e)) || [];
+    message.privateOptions = object.privateOptions?.map((e) => DhcpPrivateOption.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1755,7 +1717,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
       GuestAddressing.encode(message.ipv6, writer.uint32(66).fork()).join();
     }
     if (message.dhcp !== undefined) {
-      GuestDhcpConfig.encode(message.dhcp, writer.uint32(74).fork()).join();
+      DhcpServerConfig.encode(message.dhcp, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1842,7 +1804,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
               break;
             }
 
-            message.dhcp = GuestDhcpConfig.decode(reader, reader.uint32());
+            message.dhcp = DhcpServerConfig.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1879,7 +1841,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
         : "",
       ipv4: isSet(object.ipv4) ? GuestAddressing.fromJSON(object.ipv4) : undefined,
       ipv6: isSet(object.ipv6) ? GuestAddressing.fromJSON(object.ipv6) : undefined,
-      dhcp: isSet(object.dhcp) ? GuestDhcpConfig.fromJSON(object.dhcp) : undefined,
+      dhcp: isSet(object.dhcp) ? DhcpServerConfig.fromJSON(object.dhcp) : undefined,
     };
   },
 
@@ -1910,7 +1872,7 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
       obj.ipv6 = GuestAddressing.toJSON(message.ipv6);
     }
     if (message.dhcp !== undefined) {
-      obj.dhcp = GuestDhcpConfig.toJSON(message.dhcp);
+      obj.dhcp = DhcpServerConfig.toJSON(message.dhcp);
     }
     return obj;
   },
@@ -1935,803 +1897,11 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
       ? GuestAddressing.fromPartial(object.ipv6)
       : undefined;
     message.dhcp = (object.dhcp !== undefined && object.dhcp !== null)
-      ? GuestDhcpConfig.fromPartial(object.dhcp)
+      ? DhcpServerConfig.fromPartial(object.dhcp)
       : undefined;
     return message;
   },
 };
-
-function createBaseGuestRoute(): GuestRoute {
-  return { destination: "", gateway: "" };
-}
-
-export const GuestRoute: MessageFns<GuestRoute> = {
-  encode(message: GuestRoute, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.destination !== "") {
-      writer.uint32(10).string(message.destination);
-    }
-    if (message.gateway !== "") {
-      writer.uint32(18).string(message.gateway);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GuestRoute {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGuestRoute();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.destination = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.gateway = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GuestRoute {
-    return {
-      destination: isSet(object.destination) ? globalThis.String(object.destination) : "",
-      gateway: isSet(object.gateway) ? globalThis.String(object.gateway) : "",
-    };
-  },
-
-  toJSON(message: GuestRoute): unknown {
-    const obj: any = {};
-    if (message.destination !== "") {
-      obj.destination = message.destination;
-    }
-    if (message.gateway !== "") {
-      obj.gateway = message.gateway;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GuestRoute>, I>>(base?: I): GuestRoute {
-    return GuestRoute.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GuestRoute>, I>>(object: I): GuestRoute {
-    const message = createBaseGuestRoute();
-    message.destination = object.destination ?? "";
-    message.gateway = object.gateway ?? "";
-    return message;
-  },
-};
-
-function createBaseGuestPrivateOption(): GuestPrivateOption {
-  return { code: 0, value: Buffer.alloc(0) };
-}
-
-export const GuestPrivateOption: MessageFns<GuestPrivateOption> = {
-  encode(message: GuestPrivateOption, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.code !== 0) {
-      writer.uint32(8).uint32(message.code);
-    }
-    if (message.value.length !== 0) {
-      writer.uint32(18).bytes(message.value);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GuestPrivateOption {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGuestPrivateOption();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 8) {
-              break;
-            }
-
-            message.code = reader.uint32();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.value = Buffer.from(reader.bytes());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GuestPrivateOption {
-    return {
-      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
-      value: isSet(object.value) ? Buffer.from(bytesFromBase64(object.value)) : Buffer.alloc(0),
-    };
-  },
-
-  toJSON(message: GuestPrivateOption): unknown {
-    const obj: any = {};
-    if (message.code !== 0) {
-      obj.code = Math.round(message.code);
-    }
-    if (message.value.length !== 0) {
-      obj.value = base64FromBytes(message.value);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GuestPrivateOption>, I>>(base?: I): GuestPrivateOption {
-    return GuestPrivateOption.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GuestPrivateOption>, I>>(object: I): GuestPrivateOption {
-    const message = createBaseGuestPrivateOption();
-    message.code = object.code ?? 0;
-    message.value = object.value ?? Buffer.alloc(0);
-    return message;
-  },
-};
-
-function createBaseGuestDhcpV4Config(): GuestDhcpV4Config {
-  return {
-    interfaceName: "",
-    serverIp: "",
-    clientMac: "",
-    clientIpCidr: "",
-    router: "",
-    dnsServers: [],
-    searchDomains: [],
-    domainName: "",
-    mtu: 0,
-    hostname: "",
-    routes: [],
-    leaseSeconds: 0,
-    ntpServers: [],
-    tftpServerName: "",
-    bootfileName: "",
-    privateOptions: [],
-  };
-}
-
-export const GuestDhcpV4Config: MessageFns<GuestDhcpV4Config> = {
-  encode(message: GuestDhcpV4Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== "") {
-      writer.uint32(10).string(message.interfaceName);
-    }
-    if (message.serverIp !== "") {
-      writer.uint32(18).string(message.serverIp);
-    }
-    if (message.clientMac !== "") {
-      writer.uint32(26).string(message.clientMac);
-    }
-    if (message.clientIpCidr !== "") {
-      writer.uint32(34).string(message.clientIpCidr);
-    }
-    if (message.router !== "") {
-      writer.uint32(42).string(message.router);
-    }
-    for (const v of message.dnsServers) {
-      writer.uint32(50).string(v!);
-    }
-    for (const v of message.searchDomains) {
-      writer.uint32(58).string(v!);
-    }
-    if (message.domainName !== "") {
-      writer.uint32(66).string(message.domainName);
-    }
-    if (message.mtu !== 0) {
-      writer.uint32(72).uint32(message.mtu);
-    }
-    if (message.hostname !== "") {
-      writer.uint32(82).string(message.hostname);
-    }
-    for (const v of message.routes) {
-      GuestRoute.encode(v!, writer.uint32(90).fork()).join();
-    }
-    if (message.leaseSeconds !== 0) {
-      writer.uint32(96).uint32(message.leaseSeconds);
-    }
-    for (const v of message.ntpServers) {
-      writer.uint32(106).string(v!);
-    }
-    if (message.tftpServerName !== "") {
-      writer.uint32(114).string(message.tftpServerName);
-    }
-    if (message.bootfileName !== "") {
-      writer.uint32(122).string(message.bootfileName);
-    }
-    for (const v of message.privateOptions) {
-      GuestPrivateOption.encode(v!, writer.uint32(130).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GuestDhcpV4Config {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGuestDhcpV4Config();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.interfaceName = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.serverIp = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.clientMac = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.clientIpCidr = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.router = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.dnsServers.push(reader.string());
-            continue;
-          }
-          case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.searchDomains.push(reader.string());
-            continue;
-          }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            message.domainName = reader.string();
-            continue;
-          }
-          case 9: {
-            if (tag !== 72) {
-              break;
-            }
-
-            message.mtu = reader.uint32();
-            continue;
-          }
-          case 10: {
-            if (tag !== 82) {
-              break;
-            }
-
-            message.hostname = reader.string();
-            continue;
-          }
-          case 11: {
-            if (tag !== 90) {
-              break;
-            }
-
-            message.routes.push(GuestRoute.decode(reader, reader.uint32()));
-            continue;
-          }
-          case 12: {
-            if (tag !== 96) {
-              break;
-            }
-
-            message.leaseSeconds = reader.uint32();
-            continue;
-          }
-          case 13: {
-            if (tag !== 106) {
-              break;
-            }
-
-            message.ntpServers.push(reader.string());
-            continue;
-          }
-          case 14: {
-            if (tag !== 114) {
-              break;
-            }
-
-            message.tftpServerName = reader.string();
-            continue;
-          }
-          case 15: {
-            if (tag !== 122) {
-              break;
-            }
-
-            message.bootfileName = reader.string();
-            continue;
-          }
-          case 16: {
-            if (tag !== 130) {
-              break;
-            }
-
-            message.privateOptions.push(GuestPrivateOption.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GuestDhcpV4Config {
-    return {
-      interfaceName: isSet(object.interfaceName)
-        ? globalThis.String(object.interfaceName)
-        : isSet(object.interface_name)
-        ? globalThis.String(object.interface_name)
-        : "",
-      serverIp: isSet(object.serverIp)
-        ? globalThis.String(object.serverIp)
-        : isSet(object.server_ip)
-        ? globalThis.String(object.server_ip)
-        : "",
-      clientMac: isSet(object.clientMac)
-        ? globalThis.String(object.clientMac)
-        : isSet(object.client_mac)
-        ? globalThis.String(object.client_mac)
-        : "",
-      clientIpCidr: isSet(object.clientIpCidr)
-        ? globalThis.String(object.clientIpCidr)
-        : isSet(object.client_ip_cidr)
-        ? globalThis.String(object.client_ip_cidr)
-        : "",
-      router: isSet(object.router) ? globalThis.String(object.router) : "",
-      dnsServers: globalThis.Array.isArray(object?.dnsServers)
-        ? object.dnsServers.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.dns_servers)
-        ? object.dns_servers.map((e: any) => globalThis.String(e))
-        : [],
-      searchDomains: globalThis.Array.isArray(object?.searchDomains)
-        ? object.searchDomains.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.search_domains)
-        ? object.search_domains.map((e: any) => globalThis.String(e))
-        : [],
-      domainName: isSet(object.domainName)
-        ? globalThis.String(object.domainName)
-        : isSet(object.domain_name)
-        ? globalThis.String(object.domain_name)
-        : "",
-      mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
-      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
-      routes: globalThis.Array.isArray(object?.routes)
-        ? object.routes.map((e: any) => GuestRoute.fromJSON(e))
-        : [],
-      leaseSeconds: isSet(object.leaseSeconds)
-        ? globalThis.Number(object.leaseSeconds)
-        : isSet(object.lease_seconds)
-        ? globalThis.Number(object.lease_seconds)
-        : 0,
-      ntpServers: globalThis.Array.isArray(object?.ntpServers)
-        ? object.ntpServers.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.ntp_servers)
-        ? object.ntp_servers.map((e: any) => globalThis.String(e))
-        : [],
-      tftpServerName: isSet(object.tftpServerName)
-        ? globalThis.String(object.tftpServerName)
-        : isSet(object.tftp_server_name)
-        ? globalThis.String(object.tftp_server_name)
-        : "",
-      bootfileName: isSet(object.bootfileName)
-        ? globalThis.String(object.bootfileName)
-        : isSet(object.bootfile_name)
-        ? globalThis.String(object.bootfile_name)
-        : "",
-      privateOptions: globalThis.Array.isArray(object?.privateOptions)
-        ? object.privateOptions.map((e: any) => GuestPrivateOption.fromJSON(e))
-        : globalThis.Array.isArray(object?.private_options)
-        ? object.private_options.map((e: any) => GuestPrivateOption.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: GuestDhcpV4Config): unknown {
-    const obj: any = {};
-    if (message.interfaceName !== "") {
-      obj.interfaceName = message.interfaceName;
-    }
-    if (message.serverIp !== "") {
-      obj.serverIp = message.serverIp;
-    }
-    if (message.clientMac !== "") {
-      obj.clientMac = message.clientMac;
-    }
-    if (message.clientIpCidr !== "") {
-      obj.clientIpCidr = message.clientIpCidr;
-    }
-    if (message.router !== "") {
-      obj.router = message.router;
-    }
-    if (message.dnsServers?.length) {
-      obj.dnsServers = message.dnsServers;
-    }
-    if (message.searchDomains?.length) {
-      obj.searchDomains = message.searchDomains;
-    }
-    if (message.domainName !== "") {
-      obj.domainName = message.domainName;
-    }
-    if (message.mtu !== 0) {
-      obj.mtu = Math.round(message.mtu);
-    }
-    if (message.hostname !== "") {
-      obj.hostname = message.hostname;
-    }
-    if (message.routes?.length) {
-      obj.routes = message.routes.map((e) => GuestRoute.toJSON(e));
-    }
-    if (message.leaseSeconds !== 0) {
-      obj.leaseSeconds = Math.round(message.leaseSeconds);
-    }
-    if (message.ntpServers?.length) {
-      obj.ntpServers = message.ntpServers;
-    }
-    if (message.tftpServerName !== "") {
-      obj.tftpServerName = message.tftpServerName;
-    }
-    if (message.bootfileName !== "") {
-      obj.bootfileName = message.bootfileName;
-    }
-    if (message.privateOptions?.length) {
-      obj.privateOptions = message.privateOptions.map((e) => GuestPrivateOption.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GuestDhcpV4Config>, I>>(base?: I): GuestDhcpV4Config {
-    return GuestDhcpV4Config.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GuestDhcpV4Config>, I>>(object: I): GuestDhcpV4Config {
-    const message = createBaseGuestDhcpV4Config();
-    message.interfaceName = object.interfaceName ?? "";
-    message.serverIp = object.serverIp ?? "";
-    message.clientMac = object.clientMac ?? "";
-    message.clientIpCidr = object.clientIpCidr ?? "";
-    message.router = object.router ?? "";
-    message.dnsServers = object.dnsServers?.map((e) => e) || [];
-    message.searchDomains = object.searchDomains?.map((e) => e) || [];
-    message.domainName = object.domainName ?? "";
-    message.mtu = object.mtu ?? 0;
-    message.hostname = object.hostname ?? "";
-    message.routes = object.routes?.map((e) => GuestRoute.fromPartial(e)) || [];
-    message.leaseSeconds = object.leaseSeconds ?? 0;
-    message.ntpServers = object.ntpServers?.map((e) => e) || [];
-    message.tftpServerName = object.tftpServerName ?? "";
-    message.bootfileName = object.bootfileName ?? "";
-    message.privateOptions = object.privateOptions?.map((e) => GuestPrivateOption.fromPartial(e)) || [];
-    return message;
-  },
-};
-
-function createBaseGuestDhcpV6Config(): GuestDhcpV6Config {
-  return { interfaceName: "", clientIpCidr: "", serverMac: "", dnsServers: [], leaseSeconds: 0 };
-}
-
-export const GuestDhcpV6Config: MessageFns<GuestDhcpV6Config> = {
-  encode(message: GuestDhcpV6Config, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.interfaceName !== "") {
-      writer.uint32(10).string(message.interfaceName);
-    }
-    if (message.clientIpCidr !== "") {
-      writer.uint32(18).string(message.clientIpCidr);
-    }
-    if (message.serverMac !== "") {
-      writer.uint32(26).string(message.serverMac);
-    }
-    for (const v of message.dnsServers) {
-      writer.uint32(34).string(v!);
-    }
-    if (message.leaseSeconds !== 0) {
-      writer.uint32(40).uint32(message.leaseSeconds);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GuestDhcpV6Config {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGuestDhcpV6Config();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.interfaceName = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.clientIpCidr = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.serverMac = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.dnsServers.push(reader.string());
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.leaseSeconds = reader.uint32();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GuestDhcpV6Config {
-    return {
-      interfaceName: isSet(object.interfaceName)
-        ? globalThis.String(object.interfaceName)
-        : isSet(object.interface_name)
-        ? globalThis.String(object.interface_name)
-        : "",
-      clientIpCidr: isSet(object.clientIpCidr)
-        ? globalThis.String(object.clientIpCidr)
-        : isSet(object.client_ip_cidr)
-        ? globalThis.String(object.client_ip_cidr)
-        : "",
-      serverMac: isSet(object.serverMac)
-        ? globalThis.String(object.serverMac)
-        : isSet(object.server_mac)
-        ? globalThis.String(object.server_mac)
-        : "",
-      dnsServers: globalThis.Array.isArray(object?.dnsServers)
-        ? object.dnsServers.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.dns_servers)
-        ? object.dns_servers.map((e: any) => globalThis.String(e))
-        : [],
-      leaseSeconds: isSet(object.leaseSeconds)
-        ? globalThis.Number(object.leaseSeconds)
-        : isSet(object.lease_seconds)
-        ? globalThis.Number(object.lease_seconds)
-        : 0,
-    };
-  },
-
-  toJSON(message: GuestDhcpV6Config): unknown {
-    const obj: any = {};
-    if (message.interfaceName !== "") {
-      obj.interfaceName = message.interfaceName;
-    }
-    if (message.clientIpCidr !== "") {
-      obj.clientIpCidr = message.clientIpCidr;
-    }
-    if (message.serverMac !== "") {
-      obj.serverMac = message.serverMac;
-    }
-    if (message.dnsServers?.length) {
-      obj.dnsServers = message.dnsServers;
-    }
-    if (message.leaseSeconds !== 0) {
-      obj.leaseSeconds = Math.round(message.leaseSeconds);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GuestDhcpV6Config>, I>>(base?: I): GuestDhcpV6Config {
-    return GuestDhcpV6Config.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GuestDhcpV6Config>, I>>(object: I): GuestDhcpV6Config {
-    const message = createBaseGuestDhcpV6Config();
-    message.interfaceName = object.interfaceName ?? "";
-    message.clientIpCidr = object.clientIpCidr ?? "";
-    message.serverMac = object.serverMac ?? "";
-    message.dnsServers = object.dnsServers?.map((e) => e) || [];
-    message.leaseSeconds = object.leaseSeconds ?? 0;
-    return message;
-  },
-};
-
-function createBaseGuestDhcpConfig(): GuestDhcpConfig {
-  return { v4: undefined, v6: undefined };
-}
-
-export const GuestDhcpConfig: MessageFns<GuestDhcpConfig> = {
-  encode(message: GuestDhcpConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.v4 !== undefined) {
-      GuestDhcpV4Config.encode(message.v4, writer.uint32(10).fork()).join();
-    }
-    if (message.v6 !== undefined) {
-      GuestDhcpV6Config.encode(message.v6, writer.uint32(18).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): GuestDhcpConfig {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGuestDhcpConfig();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.v4 = GuestDhcpV4Config.decode(reader, reader.uint32());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.v6 = GuestDhcpV6Config.decode(reader, reader.uint32());
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): GuestDhcpConfig {
-    return {
-      v4: isSet(object.v4) ? GuestDhcpV4Config.fromJSON(object.v4) : undefined,
-      v6: isSet(object.v6) ? GuestDhcpV6Config.fromJSON(object.v6) : undefined,
-    };
-  },
-
-  toJSON(message: GuestDhcpConfig): unknown {
-    const obj: any = {};
-    if (message.v4 !== undefined) {
-      obj.v4 = GuestDhcpV4Config.toJSON(message.v4);
-    }
-    if (message.v6 !== undefined) {
-      obj.v6 = GuestDhcpV6Config.toJSON(message.v6);
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<GuestDhcpConfig>, I>>(base?: I): GuestDhcpConfig {
-    return GuestDhcpConfig.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<GuestDhcpConfig>, I>>(object: I): GuestDhcpConfig {
-    const message = createBaseGuestDhcpConfig();
-    message.v4 = (object.v4 !== undefined && object.v4 !== null) ? GuestDhcpV4Config.fromPartial(object.v4) : undefined;
-    message.v6 = (object.v6 !== undefined && object.v6 !== null) ? GuestDhcpV6Config.fromPartial(object.v6) : undefined;
-    return message;
-  },
-};
-
-function bytesFromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
-}
-
-function base64FromBytes(arr: Uint8Array): string {
-  return globalThis.Buffer.from(arr).toString("base64");
-}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 
