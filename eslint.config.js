@@ -1,7 +1,19 @@
 // Flat config shared by every package and tool. Type-aware rules are left out on purpose:
 // `typecheck` already runs tsc in strict mode, and lint must stay fast on two cores.
 import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+
+// The package graph of CONTRIBUTING.md ("Layout and rules"), checked on every import by nx's project graph:
+// a role never imports another role, only contracts and shared leaves; the launcher composes roles; tools may
+// use anything. A package's tag is `nx.tags` in its package.json.
+const packageGraph = [
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
+  { sourceTag: 'scope:role', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
+  { sourceTag: 'scope:launcher', onlyDependOnLibsWithTags: ['scope:role', 'scope:contracts', 'scope:shared'] },
+  { sourceTag: 'scope:tool', onlyDependOnLibsWithTags: ['*'] },
+];
 
 export default tseslint.config(
   {
@@ -11,7 +23,17 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    plugins: { '@nx': nx },
     rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          depConstraints: packageGraph,
+          // Packages are consumed through their built dist/ (CONTRIBUTING.md), so nx's buildable-lib check adds nothing.
+          enforceBuildableLibDependency: false,
+          allowCircularSelfDependency: false,
+        },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': [
