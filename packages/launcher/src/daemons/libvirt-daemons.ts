@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
 import { writeDaemonConfigs } from './config.js';
 import { SupervisedDaemon } from './supervisor.js';
+import { killProbeOrphans } from './probe-orphans.js';
+import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
 
@@ -34,12 +36,19 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   const name = virtqemud ? 'virtqemud' : 'libvirtd';
   const binary = virtqemud ?? (await findBinary('libvirtd'));
   if (!binary) throw new Error('neither virtqemud nor libvirtd is installed');
-  const files = await writeDaemonConfigs(paths, name, logFilters);
   const socketName = virtqemud ? 'virtqemud-sock' : 'libvirt-sock';
-  // A socket left by a killed daemon would make the first connect attempts hit a dead end.
-  await rm(join(paths.libvirtRunDir, socketName), { force: true });
+  const socketPath = join(paths.libvirtRunDir, socketName);
   const pidFile = join(paths.libvirtRunDir, `${name}.pid`);
-  const daemon = new SupervisedDaemon(name, binary, ['-f', files.daemonConf, '--pid-file', pidFile]);
+  // A daemon still running here belongs to another launcher on this run root: deleting its socket would
+  // leave both broken. Only a socket nobody serves (left by a killed daemon) is removed.
+  const owner = await livePidFromFile(pidFile, name);
+  if (owner !== undefined) throw new SocketInUseError(socketPath, `${name} (pid ${owner} in ${pidFile})`);
+  await refuseLiveSocket(socketPath, name);
+  await rm(socketPath, { force: true });
+  const files = await writeDaemonConfigs(paths, name, logFilters);
+  const daemon = new SupervisedDaemon(name, binary, ['-f', files.daemonConf, '--pid-file', pidFile], () =>
+    killProbeOrphans(name),
+  );
   const logdBinary = await findBinary('virtlogd');
   const virtlogd = logdBinary
     ? new SupervisedDaemon('virtlogd', logdBinary, [
@@ -52,8 +61,8 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   virtlogd?.start();
   daemon.start();
   return {
-    uri: `qemu+unix:///system?socket=${join(paths.libvirtRunDir, socketName)}`,
-    socketPath: join(paths.libvirtRunDir, socketName),
+    uri: `qemu+unix:///system?socket=${socketPath}`,
+    socketPath,
     daemon,
     virtlogd,
     describe: () => daemon.describe() + (virtlogd?.describe() ?? ''),

@@ -17,6 +17,8 @@ export class SupervisedDaemon {
     readonly name: string,
     readonly binary: string,
     readonly args: string[],
+    /** Clean-up after every death of the daemon (before a restart, and at stop): e.g. its orphaned children. */
+    private readonly afterExit: () => Promise<unknown> = async () => undefined,
   ) {}
 
   get pid(): number | undefined {
@@ -60,7 +62,9 @@ export class SupervisedDaemon {
       if (this.stopped) return;
       log.warning(`${this.name} exited, restarting`, { reason: this.lastExit });
       this.restarts++;
-      setTimeout(() => this.start(), 1000).unref();
+      void this.afterExit()
+        .catch(() => undefined)
+        .then(() => setTimeout(() => this.start(), 1000).unref());
     });
   }
 
@@ -68,11 +72,13 @@ export class SupervisedDaemon {
   async stop(): Promise<void> {
     this.stopped = true;
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await exited;
-    clearTimeout(timer);
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await this.afterExit().catch(() => undefined);
   }
 }

@@ -16,7 +16,10 @@ import type { EarlyStart } from './early-start.js';
 import { LibvirtSession } from './libvirt-session.js';
 import { monitorQemu } from './process-monitor.js';
 import { waitForFinalNotify } from './final-notify.js';
+import { StoppedBySignal } from './signals.js';
 import type { StopSignal } from './signals.js';
+import { stopLeftoverGuests } from './leftover-guests.js';
+import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
 
@@ -99,24 +102,62 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
     // until the connection is up, so the handler cannot find (or call) it before then.
     const serving = timed('cmd server', async () => {
-      await server.listen(paths.initSocket);
+      await server.listen(paths.initSocket, [paths.readySocket]);
       await selfPing(paths.initSocket);
     });
-    await Promise.all([timed('connect', () => session.connect()), serving]);
+    await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
     events.attach(session.conn);
     await server.markReady(paths.readySocket);
 
-    const found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
+    let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
+    // A stop while a Sync is defining or starting the domain: let that Sync finish, refuse later ones, then
+    // stop whatever it started the usual way (graceful, then destroy after the grace period).
+    if (!found && stop.stopped) found = await domainStartedMeanwhile(manager, session, domainName, stop);
     if (found) {
       log.info(`Domain ${found} found`);
       const r = { flags, paths, stop, session, manager, events, metadata };
       await superviseDomain(r, found, daemons !== undefined);
     }
   } finally {
+    // A Sync still running must finish before the leftover check below, or the guest it starts is missed.
+    const drained = manager.close(stop.stopped ? await stop.received : 'exit');
+    const bound = new Promise<false>((r) => setTimeout(() => r(false), 120_000).unref());
+    if ((await Promise.race([drained.then(() => true), bound])) === false) {
+      log.error('a SyncVirtualMachine still runs after 120 s; stopping without waiting for it');
+    }
     await server.stop();
+    await stopLeftoverGuests({
+      conn: () => (session.connected ? session.conn : undefined),
+      domainName,
+      pidDir: daemons ? paths.qemuRunDir : undefined,
+    });
     await dhcp.stop();
     notifier.close();
     await session.close();
     await daemons?.stop();
   }
+}
+
+/** Waits for start-up unless a stop signal comes first (then StoppedBySignal at once: no 30 s connect wait). */
+async function untilReadyOrStopped(startup: Promise<unknown>, stop: StopSignal): Promise<void> {
+  startup.catch(() => undefined); // when the stop wins, a later failure of the abandoned start-up is moot
+  const signal = await Promise.race([startup.then(() => undefined), stop.received]);
+  if (signal !== undefined) throw new StoppedBySignal(signal);
+}
+
+/** After a stop: the domain a Sync in flight may have started, if it is running. */
+async function domainStartedMeanwhile(
+  manager: DomainManager,
+  session: LibvirtSession,
+  domainName: string,
+  stop: StopSignal,
+): Promise<string | undefined> {
+  await manager.close(await stop.received);
+  const domains = await session.conn.listAllDomains().catch(() => []);
+  for (const dom of domains) {
+    if (domainName && dom.name !== domainName) continue;
+    const { state } = await dom.getState().catch(() => ({ state: STATE.noState }));
+    if (state !== STATE.shutoff && state !== STATE.noState && state !== STATE.crashed) return dom.name;
+  }
+  return undefined;
 }

@@ -28,6 +28,10 @@ export class LibvirtSession {
     private readonly options: SessionOptions = {},
   ) {}
 
+  get connected(): boolean {
+    return this.current !== undefined && !this.stopped;
+  }
+
   get conn(): Connection {
     if (!this.current) throw new Error('not connected to libvirt');
     return this.current;

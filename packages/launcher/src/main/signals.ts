@@ -3,6 +3,18 @@ import { log } from '../log.js';
 
 const trapped: NodeJS.Signals[] = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGQUIT'];
 
+/**
+ * A stop signal that came before the launcher was ready. KubeVirt installs its handler only once connected,
+ * so a signal before that ends its process at once; ours cleans up first (server, daemons), then ends the
+ * same way: the signal is raised again with its default action (see cli.ts).
+ */
+export class StoppedBySignal extends Error {
+  constructor(readonly signal: string) {
+    super(`received ${signal} before the launcher was ready`);
+    this.name = 'StoppedBySignal';
+  }
+}
+
 export interface StopSignal {
   /** Resolves with the signal name the first time one arrives. */
   readonly received: Promise<string>;
