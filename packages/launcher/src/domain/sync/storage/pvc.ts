@@ -81,7 +81,7 @@ export async function preparePvcVolume(
     return true;
   }
   if (volume.ephemeral) {
-    const backing = await ensureClaimDisk(env, eph, volume.name, spec, field, true);
+    const backing = await ensureClaimDisk(env, eph, volume.name, spec, field, false);
     await eph.createWriteLayer({
       ephemeralDir: env.paths.ephemeralDiskDir,
       volume: volume.name,
