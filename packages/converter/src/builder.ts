@@ -6,6 +6,7 @@ import { clock } from './configurators/clock.js';
 import type { Configurator } from './configurators/configurator.js';
 import { consoleSerial } from './configurators/console.js';
 import { controllers } from './configurators/controllers.js';
+import { cpuPinning } from './configurators/cpu-pinning.js';
 import { cpu } from './configurators/cpu.js';
 import { disks } from './configurators/disks.js';
 import { features } from './configurators/features.js';
@@ -29,6 +30,7 @@ import { rng } from './configurators/rng.js';
 import { sound } from './configurators/sound.js';
 import { sysinfo } from './configurators/sysinfo.js';
 import { tpm } from './configurators/tpm.js';
+import { unsupported } from './configurators/unsupported.js';
 import { usbRedirection } from './configurators/usb-redirection.js';
 import { vsock } from './configurators/vsock.js';
 import { watchdog } from './configurators/watchdog.js';
@@ -37,8 +39,13 @@ import { emptyDomain, type Domain } from './domain/types.js';
 import type { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
 import type { VirtualMachineInstance } from './vmi/types.js';
 
-/** KubeVirt's configurator order, then the steps its domain manager runs after the converter. */
+/**
+ * What cannot be built is refused first; then KubeVirt's configurator order (CPU pinning where KubeVirt
+ * adjusts the domain for the CPU set, once the IOThreads are known), then the steps its domain manager
+ * runs after the converter.
+ */
 export const CONFIGURATORS: readonly Configurator[] = [
+  unsupported,
   metadata,
   interfaces,
   tpm,
@@ -64,6 +71,7 @@ export const CONFIGURATORS: readonly Configurator[] = [
   qemuCommandline,
   cpu,
   iothreads,
+  cpuPinning,
   memory,
   memoryBacking,
   rebootPolicy,

@@ -193,6 +193,13 @@ export interface Clock {
   timers: { name: string; tickpolicy?: string; present?: 'yes' | 'no'; track?: string; frequency?: number }[];
 }
 
+/** Dedicated CPU placement: host CPU lists (libvirt cpuset syntax) per vCPU, emulator and IOThread. */
+export interface CpuTune {
+  vcpupins: { vcpu: number; cpuset: string }[];
+  emulatorpin?: string;
+  iothreadpins: { iothread: number; cpuset: string }[];
+}
+
 export interface Domain {
   type?: 'kvm' | 'qemu';
   name: string;
@@ -211,6 +218,7 @@ export interface Domain {
   vcpu?: number;
   vcpus: { id: number; enabled: 'yes' | 'no'; hotpluggable: 'yes' | 'no' }[];
   iothreads?: number;
+  cputune?: CpuTune;
   onReboot?: 'destroy' | 'restart';
 }
 

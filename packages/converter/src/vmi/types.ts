@@ -67,6 +67,7 @@ export interface Cpu {
   dedicatedCpuPlacement?: boolean;
   isolateEmulatorThread?: boolean;
   numa?: { guestMappingPassthrough?: object };
+  realtime?: { mask?: string };
 }
 
 export interface Memory {
@@ -161,6 +162,7 @@ export interface Devices {
   interfaces?: Interface[];
   inputs?: Input[];
   gpus?: Gpu[];
+  hostDevices?: { name: string; deviceName?: string }[];
   autoattachPodInterface?: boolean;
   watchdog?: { name: string; i6300esb?: { action?: string }; diag288?: { action?: string } };
   rng?: object;
@@ -195,6 +197,7 @@ export interface DomainSpec {
   ioThreads?: { supplementalPoolThreadCount?: number };
   chassis?: { manufacturer?: string; version?: string; serial?: string; asset?: string; sku?: string };
   rebootPolicy?: string;
+  launchSecurity?: { sev?: object; snp?: object; tdx?: object };
 }
 
 export interface Volume {

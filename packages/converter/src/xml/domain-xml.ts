@@ -129,6 +129,16 @@ function clockXml(w: XmlWriter, domain: Domain): void {
   w.close();
 }
 
+function cputuneXml(w: XmlWriter, domain: Domain): void {
+  const tune = domain.cputune;
+  if (!tune) return;
+  w.open('cputune');
+  for (const p of tune.vcpupins) w.leaf('vcpupin', { vcpu: p.vcpu, cpuset: p.cpuset });
+  if (tune.emulatorpin !== undefined) w.leaf('emulatorpin', { cpuset: tune.emulatorpin });
+  for (const p of tune.iothreadpins) w.leaf('iothreadpin', { iothread: p.iothread, cpuset: p.cpuset });
+  w.close();
+}
+
 function writeDomain(w: XmlWriter, domain: Domain): void {
   w.open('domain', { type: domain.type ?? 'kvm', 'xmlns:qemu': QEMU_NS });
   w.leaf('name', undefined, domain.name);
@@ -151,6 +161,7 @@ function writeDomain(w: XmlWriter, domain: Domain): void {
     w.close();
   }
   if (domain.iothreads !== undefined) w.leaf('iothreads', undefined, String(domain.iothreads));
+  cputuneXml(w, domain);
   if (domain.onReboot) w.leaf('on_reboot', undefined, domain.onReboot);
   w.close();
 }

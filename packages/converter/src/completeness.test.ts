@@ -1,0 +1,181 @@
+// The converter cases of issue 17 against the real libvirt here: each VMI converts to XML that
+// libvirt's schema accepts (virt-xml-validate) and that a private libvirtd 9.0 defines, and the defined
+// domain still holds what the VMI asked for.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convert } from './builder.js';
+import { hostContextDefaults, withDefaults } from './context/host.js';
+import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
+import { parseVmi } from './vmi/parse.js';
+import { toDomainXml } from './xml/domain-xml.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const privateRoot = join(resolve(here, '../../..'), 'tools/sandbox/private-root.sh');
+const work = mkdtempSync(join(tmpdir(), 'vlt-converter-'));
+let uri = '';
+
+/** A 64Mi, 1-vCPU VMI without network or graphics; `domain` and `spec` add YAML lines. */
+function vmiYaml(name: string, domain: string[], spec: string[] = []): string {
+  return [
+    'apiVersion: kubevirt.io/v1',
+    'kind: VirtualMachineInstance',
+    `metadata: {name: ${name}, namespace: ns}`,
+    'spec:',
+    '  domain:',
+    '    resources: {requests: {memory: 64Mi}}',
+    ...domain.map((l) => `    ${l}`),
+    ...spec.map((l) => `  ${l}`),
+  ].join('\n');
+}
+
+const noDevices = 'devices: {autoattachPodInterface: false, autoattachGraphicsDevice: false}';
+
+/** Converts with this machine's facts (TCG without /dev/kvm, the installed libvirt's version). */
+function domainXml(text: string, extra: Partial<ConverterContext> = {}): string {
+  const vmi = parseVmi(text);
+  const ctx = withDefaults(ConverterContext.fromPartial(extra), hostContextDefaults(vmi));
+  return toDomainXml(convert(vmi, { ...ctx, ...extra }));
+}
+
+async function virsh(...args: string[]) {
+  return execa('virsh', ['-c', uri, ...args], { reject: false });
+}
+
+/** Validates and defines the XML, returns libvirt's own view of it, then undefines the domain. */
+async function defineAndDump(name: string, xml: string): Promise<string> {
+  const path = join(work, `${name}.xml`);
+  writeFileSync(path, xml);
+  const validation = await execa('virt-xml-validate', [path, 'domain'], { reject: false });
+  expect(validation.stderr + validation.stdout).toContain('validates');
+  const defined = await virsh('define', path);
+  expect(defined.stderr).toBe('');
+  const live = (await virsh('dumpxml', `ns_${name}`)).stdout;
+  await virsh('undefine', '--nvram', `ns_${name}`);
+  return live;
+}
+
+beforeAll(async () => {
+  const started = await execa(privateRoot, ['libvirtd', join(work, 'root')]);
+  uri = started.stdout.trim().split('\n').pop() ?? '';
+  await virsh('version');
+}, 120_000);
+
+afterAll(async () => {
+  await execa(privateRoot, ['stop', join(work, 'root')], { reject: false });
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('issue 17 converter cases in libvirtd 9.0', () => {
+  it('EFI auto-selection keeps its variables at <nvram dir>/<vmi>_VARS.fd', async () => {
+    const nvramDir = join(work, 'nvram');
+    const text = vmiYaml('efi', [noDevices, 'firmware: {bootloader: {efi: {secureBoot: false}}}']);
+    const live = await defineAndDump('efi', domainXml(text, { paths: { nvramDir } }));
+    expect(live).toContain(`<nvram>${nvramDir}/efi_VARS.fd</nvram>`);
+    expect(live).toMatch(/<os firmware='efi'>/);
+  });
+
+  it('the supplemental IOThread pool serves the virtio disks; a dedicated SCSI disk threads its controller', async () => {
+    const text = vmiYaml(
+      'pool',
+      [
+        'ioThreadsPolicy: supplementalPool',
+        'ioThreads: {supplementalPoolThreadCount: 2}',
+        'devices:',
+        '  autoattachPodInterface: false',
+        '  autoattachGraphicsDevice: false',
+        '  disks: [{name: a, disk: {bus: virtio}}, {name: b, disk: {bus: virtio}}]',
+      ],
+      ['volumes: [{name: a, emptyDisk: {capacity: 1Gi}}, {name: b, emptyDisk: {capacity: 1Gi}}]'],
+    );
+    const live = await defineAndDump('pool', domainXml(text));
+    expect(live).toContain('<iothreads>2</iothreads>');
+    // libvirt 9.0 has no per-disk thread list: one pool thread each, round-robin (README).
+    expect(live).toMatch(/<driver[^>]* iothread='1'[^>]*\/>\s*<source file='[^']*\/a\.qcow2'/);
+    expect(live).toMatch(/<driver[^>]* iothread='2'[^>]*\/>\s*<source file='[^']*\/b\.qcow2'/);
+
+    const scsi = vmiYaml(
+      'scsi',
+      [
+        'ioThreadsPolicy: shared',
+        'devices:',
+        '  autoattachPodInterface: false',
+        '  autoattachGraphicsDevice: false',
+        '  disks: [{name: a, disk: {bus: virtio}}, {name: s, disk: {bus: scsi}, dedicatedIOThread: true}]',
+      ],
+      ['volumes: [{name: a, emptyDisk: {capacity: 1Gi}}, {name: s, emptyDisk: {capacity: 1Gi}}]'],
+    );
+    const scsiLive = await defineAndDump('scsi', domainXml(scsi));
+    expect(scsiLive).toMatch(
+      /<controller type='scsi' index='0' model='virtio-non-transitional'>\s*<driver queues='1' iothread='1'\/>/,
+    );
+  });
+
+  it('a downwardMetrics disk keeps error_policy stop; a CD-ROM on a PVC unmaps', async () => {
+    const text = vmiYaml(
+      'disks',
+      [
+        'devices:',
+        '  autoattachPodInterface: false',
+        '  autoattachGraphicsDevice: false',
+        '  disks: [{name: metrics, disk: {bus: virtio}}, {name: iso, cdrom: {bus: sata}}]',
+      ],
+      ['volumes: [{name: metrics, downwardMetrics: {}}, {name: iso, persistentVolumeClaim: {claimName: iso}}]'],
+    );
+    const live = await defineAndDump('disks', domainXml(text));
+    expect(live).toMatch(/<driver name='qemu' type='raw' error_policy='stop'\/>\s*<source file='[^']*vhostmd0'/);
+    expect(live).toMatch(
+      /<disk type='file' device='cdrom'>\s*<driver name='qemu' type='raw' error_policy='stop' discard='unmap'\/>/,
+    );
+  });
+
+  it('an RTC-only clock gains no adjustment; a required invtsc pins the TSC frequency', async () => {
+    const text = vmiYaml(
+      'clock',
+      [noDevices, 'clock: {timer: {rtc: {tickPolicy: catchup}}}', 'cpu: {features: [{name: invtsc, policy: require}]}'],
+      ['---'],
+    ).replace('\n  ---', '\nstatus: {topologyHints: {tscFrequency: 2100000000}}');
+    const live = await defineAndDump('clock', domainXml(text));
+    expect(live).toMatch(
+      /<clock offset='utc'>\s*<timer name='rtc' present='yes' tickpolicy='catchup'\/>\s*<timer name='tsc' frequency='2100000000'\/>/,
+    );
+    expect(live).not.toContain('adjustment');
+  });
+
+  it('kernelArgs with a kernel-boot container that brings only an initrd set <cmdline>', async () => {
+    const text = vmiYaml('args', [
+      noDevices,
+      'firmware: {kernelBoot: {kernelArgs: "console=ttyS0", container: {image: k, initrdPath: /boot/initrd.img}}}',
+    ]);
+    const live = await defineAndDump('args', domainXml(text));
+    expect(live).toContain('<cmdline>console=ttyS0</cmdline>');
+    expect(live).toContain('/kernel-boot/initrd.img</initrd>');
+  });
+
+  it('dedicated CPUs are pinned from the context CPU set, the emulator thread isolated', async () => {
+    const text = vmiYaml('pinned', [
+      noDevices,
+      'cpu: {cores: 1, dedicatedCpuPlacement: true, isolateEmulatorThread: true}',
+    ]);
+    const live = await defineAndDump('pinned', domainXml(text, { cpuSet: [1, 0] }));
+    expect(live).toMatch(/<cputune>\s*<vcpupin vcpu='0' cpuset='0'\/>\s*<emulatorpin cpuset='1'\/>\s*<\/cputune>/);
+  });
+
+  it('a virtiofs volume and a memoryDump volume make no disk', async () => {
+    const text = vmiYaml(
+      'fs',
+      [
+        'devices: {autoattachPodInterface: false, autoattachGraphicsDevice: false, filesystems: [{name: share, virtiofs: {}}]}',
+      ],
+      [
+        'volumes: [{name: share, persistentVolumeClaim: {claimName: share}}, {name: dump, memoryDump: {claimName: dump}}]',
+      ],
+    );
+    const live = await defineAndDump('fs', domainXml(text));
+    expect(live).not.toContain('<disk');
+    expect(live).toContain("<target dir='share'/>");
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConversionError } from '../errors.js';
+import { run, vmi } from '../testing/fixture.js';
+import type { DomainSpec } from '../vmi/types.js';
+import { unsupported } from './unsupported.js';
+
+function refusal(domain: Partial<DomainSpec>, ctx = {}): ConversionError | undefined {
+  try {
+    run(unsupported, vmi(domain), ctx);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ConversionError) return e;
+    throw e;
+  }
+}
+
+describe('unsupported features are refused, never dropped', () => {
+  it.each([
+    [{ launchSecurity: { sev: {} } }, 'spec.domain.launchSecurity', 'sev'],
+    [{ launchSecurity: { snp: {} } }, 'spec.domain.launchSecurity', 'snp'],
+    [{ launchSecurity: { tdx: {} } }, 'spec.domain.launchSecurity', 'tdx'],
+    [{ cpu: { dedicatedCpuPlacement: true, realtime: {} } }, 'spec.domain.cpu.realtime', 'realtime'],
+    [
+      { cpu: { numa: { guestMappingPassthrough: {} } } },
+      'spec.domain.cpu.numa.guestMappingPassthrough',
+      'guestMappingPassthrough',
+    ],
+    [
+      { devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: true } } }] } },
+      'spec.domain.devices.disks[0].blockSize.matchVolume',
+      'd',
+    ],
+  ])('%j -> %s', (domain, field, value) => {
+    const e = refusal(domain as Partial<DomainSpec>);
+    expect(e?.field).toBe(field);
+    expect(e?.value).toBe(value);
+    expect(e?.message).toContain('not supported');
+  });
+  it('the launcher’s SEV and s390 PV flags are refused too', () => {
+    expect(refusal({}, { useLaunchSecuritySev: true })?.field).toBe('context.useLaunchSecuritySEV');
+    expect(refusal({}, { useLaunchSecurityPv: true })?.field).toBe('context.useLaunchSecurityPV');
+  });
+  it('matchVolume switched off, or with a custom size, is fine', () => {
+    expect(refusal({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: false } } }] } })).toBe(
+      undefined,
+    );
+  });
+  it('a GPU, host device or SR-IOV interface needs its device in the context', () => {
+    const gpus = { devices: { gpus: [{ name: 'g1', deviceName: 'nvidia.com/T4' }] } };
+    expect(refusal(gpus)?.field).toBe('spec.domain.devices.gpus[0]');
+    const found = { type: 'pci', alias: 'gpu-g1', pciAddress: '0000:81:00.0' };
+    expect(refusal(gpus, { gpuHostDevices: [found] })).toBe(undefined);
+    const host = { devices: { hostDevices: [{ name: 'h', deviceName: 'x/y' }] } };
+    expect(refusal(host)?.message).toContain('hostdevice-h');
+    const sriov = { devices: { interfaces: [{ name: 'net1', sriov: {} }] } };
+    expect(refusal(sriov)?.field).toBe('spec.domain.devices.interfaces[0]');
+    expect(refusal(sriov, { sriovDevices: [{ type: 'pci', alias: 'sriov-net1', pciAddress: '0000:3b:02.1' }] })).toBe(
+      undefined,
+    );
+  });
+});

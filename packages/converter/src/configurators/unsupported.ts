@@ -1,0 +1,82 @@
+// Parts of the VMI API this converter cannot build yet, or cannot build from the facts it is given. Each
+// is refused with the field named, before anything is converted: a VMI must never start without
+// something it asked for. The README lists what is built and what is refused.
+import { ConversionError, quote } from '../errors.js';
+import type { HostDevice } from '../gen/virtlauncher/converter/v1/converter.js';
+import type { Configurator } from './configurator.js';
+
+const NOT_YET = 'is not supported by this launcher yet';
+
+function requireHostDevice(list: HostDevice[], alias: string, field: string, name: string, listName: string): void {
+  if (list.some((d) => d.alias === alias)) return;
+  throw new ConversionError(
+    field,
+    name,
+    `no host device ${quote(alias)} in context.${listName}: the launcher found no device for it`,
+  );
+}
+
+export const unsupported: Configurator = {
+  name: 'unsupported',
+  configure(vmi, _domain, ctx) {
+    const spec = vmi.spec.domain;
+    const security = spec.launchSecurity;
+    if (security) {
+      const kind = Object.keys(security)[0] ?? 'launchSecurity';
+      throw new ConversionError(`spec.domain.launchSecurity`, kind, `launch security (${kind}) ${NOT_YET}`);
+    }
+    // The launcher's flags for SEV and s390 Protected Virtualization would need <launchSecurity> too.
+    if (ctx.raw.useLaunchSecuritySev)
+      throw new ConversionError('context.useLaunchSecuritySEV', true, `SEV launch security ${NOT_YET}`);
+    if (ctx.raw.useLaunchSecurityPv)
+      throw new ConversionError('context.useLaunchSecurityPV', true, `s390 protected virtualization ${NOT_YET}`);
+    if (spec.cpu?.realtime)
+      throw new ConversionError('spec.domain.cpu.realtime', 'realtime', `realtime vCPUs ${NOT_YET}`);
+    if (spec.cpu?.numa?.guestMappingPassthrough) {
+      throw new ConversionError(
+        'spec.domain.cpu.numa.guestMappingPassthrough',
+        'guestMappingPassthrough',
+        `NUMA passthrough ${NOT_YET} (the context carries no host NUMA topology)`,
+      );
+    }
+    (spec.devices.disks ?? []).forEach((disk, i) => {
+      const match = disk.blockSize?.matchVolume;
+      if (match && match.enabled !== false && !disk.blockSize?.custom) {
+        throw new ConversionError(
+          `spec.domain.devices.disks[${i}].blockSize.matchVolume`,
+          disk.name,
+          `block size detection ${NOT_YET} (set blockSize.custom instead)`,
+        );
+      }
+    });
+    // Devices come from the device plugins through the launcher; one the VMI asks for must be there.
+    (spec.devices.gpus ?? []).forEach((gpu, i) =>
+      requireHostDevice(
+        ctx.raw.gpuHostDevices,
+        `gpu-${gpu.name}`,
+        `spec.domain.devices.gpus[${i}]`,
+        gpu.name,
+        'gpuHostDevices',
+      ),
+    );
+    (spec.devices.hostDevices ?? []).forEach((dev, i) =>
+      requireHostDevice(
+        ctx.raw.genericHostDevices,
+        `hostdevice-${dev.name}`,
+        `spec.domain.devices.hostDevices[${i}]`,
+        dev.name,
+        'genericHostDevices',
+      ),
+    );
+    (spec.devices.interfaces ?? []).forEach((iface, i) => {
+      if (iface.sriov === undefined) return;
+      requireHostDevice(
+        ctx.raw.sriovDevices,
+        `sriov-${iface.name}`,
+        `spec.domain.devices.interfaces[${i}]`,
+        iface.name,
+        'sriovDevices',
+      );
+    });
+  },
+};
