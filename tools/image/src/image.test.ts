@@ -61,6 +61,57 @@ describe('launcher image', () => {
     }
   });
 
+  it("runs as user 107 by default, as KubeVirt's launcher image does", () => {
+    expect(image.config.config?.User).toBe('107');
+  });
+
+  it('ships a supported Node LTS (not the end-of-life Node 20) and runs the launcher on it', () => {
+    const r = inImage(['/usr/bin/node', '--version']);
+    expect(r.status, r.stderr).toBe(0);
+    const major = Number(/^v(\d+)\./.exec(r.stdout.trim())?.[1]);
+    // LTS lines are the even majors; 20 reached end of life in April 2026.
+    expect(major).toBeGreaterThanOrEqual(22);
+    expect(major % 2).toBe(0);
+    const launcher = inImage(['/usr/bin/virt-launcher', '--help']);
+    expect(launcher.status, launcher.stderr).toBe(0);
+  });
+
+  it('has the programs virt-controller runs at the paths it calls', () => {
+    for (const bin of [
+      'virt-launcher-monitor',
+      'virt-launcher',
+      'virt-tail',
+      'container-disk',
+      'virt-probe',
+      'virt-freezer',
+    ]) {
+      const st = fs.statSync(path.join(image.rootfs, 'usr/bin', bin));
+      expect(st.mode & 0o111, bin).not.toBe(0);
+    }
+    for (const help of [
+      ['/usr/bin/virt-tail', '--help'],
+      ['/usr/bin/virt-probe', '--help'],
+      ['/usr/bin/virt-freezer', '--help'],
+    ]) {
+      const r = inImage(help);
+      expect(r.status, `${help[0]}: ${r.stderr}`).toBe(0);
+    }
+    // virt-freezer without its flags: KubeVirt's exit code 1.
+    expect(inImage(['/usr/bin/virt-freezer']).status).toBe(1);
+  });
+
+  it('holds container-disk as the static executable itself, runnable with no runtime', () => {
+    const bin = path.join(image.rootfs, 'usr/bin/container-disk');
+    expect(execFileSync('file', ['-L', bin], { encoding: 'utf8' })).toMatch(/statically linked/);
+    // As the init container uses it: copied into an otherwise empty root, where it must still run.
+    const bare = fs.mkdtempSync(path.join(work, 'scratch-'));
+    fs.mkdirSync(path.join(bare, 'usr/bin'), { recursive: true });
+    fs.copyFileSync(bin, path.join(bare, 'usr/bin/container-disk'));
+    fs.chmodSync(path.join(bare, 'usr/bin/container-disk'), 0o755);
+    const r = spawnSync('chroot', [bare, '/usr/bin/container-disk', '--no-op'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  });
+
   it('reports its size', () => {
     const bytes = fs.statSync(archive).size;
     console.log(`image archive: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${image.layers} layer(s)`);

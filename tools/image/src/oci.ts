@@ -28,7 +28,7 @@ const blobPath = (layout: string, digest: string): string => {
 
 export interface UnpackedImage {
   rootfs: string;
-  config: { config?: { Entrypoint?: string[]; Env?: string[] } };
+  config: { config?: { Entrypoint?: string[]; Env?: string[]; User?: string } };
   layers: number;
 }
 
