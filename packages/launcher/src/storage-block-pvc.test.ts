@@ -94,6 +94,8 @@ describe('a block-mode PVC (a loop device at /dev/<volume> in the pod)', () => {
     const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
     const xml = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
     expect(xml).toMatch(/<disk type='block' device='disk'[^>]*>[\s\S]*?<source dev='\/dev\/blockpvc'/);
+    // A loop device takes O_DIRECT: cache none, and native AIO as for every block device.
+    expect(xml).toMatch(/<driver name='qemu' type='raw' cache='none' error_policy='stop' io='native'/);
     // libvirt asks the running QEMU for the disk's capacity: the loop device's 8 MiB.
     const info = execFileSync('virsh', ['-c', uri, 'domblkinfo', 'default_guest', 'vda']).toString('utf8');
     expect(info).toMatch(/Capacity:\s+8388608/);

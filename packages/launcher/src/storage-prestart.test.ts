@@ -147,6 +147,10 @@ describe('preStartHook storage: every file the domain names is made, as KubeVirt
         '/var/run/kubevirt-private/downwardapi-disks/vhostmd0',
       ]),
     );
+    // Every disk got a cache mode chosen from its file: the private root lives on one filesystem, so one mode.
+    const caches = new Set([...xml.matchAll(/<driver name='qemu'[^>]*cache='([^']+)'/g)].map((m) => m[1]));
+    expect(caches.size).toBe(1);
+    expect([...xml.matchAll(/<disk /g)]).toHaveLength([...xml.matchAll(/<driver name='qemu'[^>]*cache=/g)].length);
     expect(await readFile(host(ignition ?? ''), 'utf8')).toBe('{"ignition":{"version":"3.2.0"}}');
   });
 

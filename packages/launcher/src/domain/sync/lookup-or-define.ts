@@ -24,10 +24,11 @@ export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: stri
   // QEMU binds the serial and VNC sockets here; the launcher made it for --uid, the VMI may name another.
   if (vmi.uid) await mkdir(join(env.paths.privateDir, vmi.uid), { recursive: true, mode: 0o755 });
   await step('prepare network', vmi, () => env.prepareNetwork(vmi));
-  await step('prepare storage', vmi, () => prepareStorage(env, vmi, domainXml));
+  // Storage returns the XML with each disk's cache/io mode, chosen once the disk's file exists.
+  const readyXml = await step('prepare storage', vmi, () => prepareStorage(env, vmi, domainXml));
   let dom: Domain;
   try {
-    dom = await step('define', vmi, () => env.conn().defineXML(domainXml));
+    dom = await step('define', vmi, () => env.conn().defineXML(readyXml));
   } catch (err) {
     vlog.error('Defining the VirtualMachineInstance failed.');
     throw err;

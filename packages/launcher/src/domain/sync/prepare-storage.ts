@@ -11,6 +11,7 @@ import { prepareCloudInit } from './storage/cloud-init.js';
 import { prepareConfigVolume } from './storage/config-volumes.js';
 import { prepareMetricsDisk } from './storage/downward-metrics.js';
 import { preparePvcVolume } from './storage/pvc.js';
+import { applyDiskCacheModes } from './storage/disk-cache.js';
 import { readStorageSpec, underRoot, type StorageSpec } from './storage/spec.js';
 
 async function prepareVolume(
@@ -44,9 +45,10 @@ async function prepareVolume(
   }
 }
 
-export async function prepareStorage(env: SyncEnv, vmi: VmiView, domainXml: string): Promise<void> {
+/** Makes the files, then returns the domain XML with the disks' cache and I/O modes set for those files. */
+export async function prepareStorage(env: SyncEnv, vmi: VmiView, domainXml: string): Promise<string> {
   const spec = readStorageSpec(vmi, domainXml);
-  if (vmi.volumes.length === 0 && !spec.ignitionData) return;
+  if (vmi.volumes.length === 0 && !spec.ignitionData) return domainXml;
   const eph = await loadEphemeralDisk();
   for (const [index, v] of vmi.volumes.entries()) {
     try {
@@ -65,4 +67,5 @@ export async function prepareStorage(env: SyncEnv, vmi: VmiView, domainXml: stri
       data: spec.ignitionData,
     });
   }
+  return applyDiskCacheModes(domainXml, { eph, local: (path) => underRoot(env, path) });
 }
