@@ -4,6 +4,7 @@ import type { DomainInterface } from '../domain/types.js';
 import { ConversionError, quote } from '../errors.js';
 import type { Interface } from '../vmi/types.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
+import { passtPortForwards } from './passt-ports.js';
 
 const MAX_QUEUES = 256;
 
@@ -27,7 +28,8 @@ export const interfaces: Configurator = {
         throw new ConversionError(`${field}.name`, iface.name, `failed to find network ${iface.name}`);
       }
       if (iface.sriov) return;
-      const passt = iface.passt !== undefined;
+      // passtBinding is the current API; passt is the binding KubeVirt 1.3 removed, read the same way.
+      const passt = iface.passtBinding !== undefined || iface.passt !== undefined;
       const how = attachment(iface, ctx.raw.domainAttachmentByInterfaceName);
       if (!passt && how !== 'tap') return;
       const modelName = iface.model || 'virtio';
@@ -57,6 +59,7 @@ export const interfaces: Configurator = {
         const podIface = vmi.status?.interfaces?.find((s) => s.name === iface.name)?.podInterfaceName ?? 'eth0';
         out.source = { dev: podIface };
         out.backend = { type: 'passt', logFile: `${ctx.paths.kubevirtRunDir}/passt.log` };
+        out.portForwards = passtPortForwards(vmi, iface, field);
       } else {
         if (pod?.tapName) out.target = { dev: pod.tapName, managed: 'no' };
         if (pod?.mtu) out.mtu = pod.mtu;

@@ -3,6 +3,7 @@
 // libvirt's schema itself requires an attribute KubeVirt leaves out.
 import { libvirtOlderThan, type Resolved } from '../context/resolve.js';
 import type { Domain } from '../domain/types.js';
+import { ConversionError, quote } from '../errors.js';
 import type { Configurator } from './configurator.js';
 
 /** First libvirt major assumed to take KubeVirt's memory hot-plug shape; 9.0 is measured to refuse it. */
@@ -13,6 +14,12 @@ export const MEMORY_HOTPLUG_SHAPE_SINCE = [10, 0] as const;
  */
 export const DISK_IOTHREAD_LIST_SINCE = [10, 0] as const;
 export const NVRAM_FORMAT_SINCE = [10, 0] as const;
+/**
+ * First libvirt assumed to define a vhost-user NIC with the passt back end. 9.0 is measured to refuse
+ * both that and `<interface type="user"><backend type="passt">` ("Invalid value … 'passt'"), so there
+ * is no older shape to adapt to: such a VMI is refused rather than started without its NIC.
+ */
+export const PASST_VHOSTUSER_SINCE = [11, 1] as const;
 
 function memoryHotplug(domain: Domain, ctx: Resolved): void {
   const [major, minor] = MEMORY_HOTPLUG_SHAPE_SINCE;
@@ -57,6 +64,19 @@ function nvramFormat(domain: Domain, ctx: Resolved): void {
   if (nvram?.format === 'raw' && libvirtOlderThan(ctx, major, minor)) nvram.format = undefined;
 }
 
+function passtBackend(domain: Domain, ctx: Resolved): void {
+  const [major, minor] = PASST_VHOSTUSER_SINCE;
+  if (!libvirtOlderThan(ctx, major, minor)) return;
+  const nic = domain.devices.interfaces.find((i) => i.backend?.type === 'passt');
+  if (!nic) return;
+  const name = nic.alias.name.replace(/^ua-/, '');
+  throw new ConversionError(
+    'spec.domain.devices.interfaces',
+    name,
+    `the passt binding of interface ${quote(name)} needs libvirt ${major}.${minor} or newer (vhost-user with the passt back end); context.libvirtVersion is ${quote(ctx.raw.libvirtVersion ?? '')}`,
+  );
+}
+
 /** libvirt's schema requires a clock offset; without one libvirtd stores utc, so write that. */
 function clockOffset(domain: Domain): void {
   if (domain.clock && domain.clock.offset === undefined) domain.clock.offset = 'utc';
@@ -69,5 +89,6 @@ export const libvirtCompat: Configurator = {
     diskIoThreadList(domain, ctx);
     nvramFormat(domain, ctx);
     clockOffset(domain);
+    passtBackend(domain, ctx);
   },
 };

@@ -59,12 +59,17 @@ export function ioThreadPlan(vmi: VirtualMachineInstance, vcpus: number): IoThre
   return { total: shared + dedicated, shared, supplementalPool: false };
 }
 
+/** passt's vhost-user NIC reads guest memory directly: it must be a shared memfd. */
+export function usesPasst(vmi: VirtualMachineInstance): boolean {
+  return (vmi.spec.domain.devices.interfaces ?? []).some((i) => i.passtBinding !== undefined || i.passt !== undefined);
+}
+
 /** Guest memory must be a memfd for hugepages (unless opted out), virtiofs and passt. */
 export function memfdRequired(vmi: VirtualMachineInstance, arch: ArchFacts): boolean {
   if (!arch.memfdSupported) return false;
   const domain = vmi.spec.domain;
   const hugepages = domain.memory?.hugepages !== undefined && vmi.metadata.annotations?.[MEMFD_ANNOTATION] !== 'false';
   const virtiofs = (domain.devices.filesystems ?? []).some((f) => f.virtiofs);
-  const passt = (domain.devices.interfaces ?? []).some((i) => i.passt !== undefined);
+  const passt = usesPasst(vmi);
   return hugepages || virtiofs || passt;
 }

@@ -129,6 +129,7 @@ export interface Interface {
   bridge?: object;
   sriov?: object;
   passt?: object;
+  passtBinding?: object;
   binding?: { name: string };
   ports?: { name?: string; protocol?: string; port: number }[];
 }

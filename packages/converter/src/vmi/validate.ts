@@ -128,7 +128,7 @@ function quantity(parent: Obj, key: string, path: string): void {
 }
 
 const BUSES = ['virtio', 'sata', 'scsi', 'usb'] as const;
-const BINDINGS = ['masquerade', 'bridge', 'sriov', 'passt', 'binding', 'slirp', 'macvtap'] as const;
+const BINDINGS = ['masquerade', 'bridge', 'sriov', 'passt', 'passtBinding', 'binding', 'slirp', 'macvtap'] as const;
 const VOLUME_SOURCES = [
   'containerDisk',
   'ephemeral',
