@@ -1,6 +1,7 @@
 // The real thing: the launcher starts its own libvirtd inside `private-root.sh exec` (--run-root /, as in
 // a pod) and boots the tiny demo guest under TCG from a container disk; a handler stand-in drives it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -125,7 +126,11 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
     await notify?.waitFor((e) => e.eventType === 'ADDED' && e.domain.Status.Status === 'Running');
     const console = await readConsole(join(root, 'run/kubevirt-private/u-boot/virt-serial0'), /VLT-GUEST: ready/);
     expect(console).toContain('VLT-GUEST: containerdisk vlt-demo-containerdisk-1');
-    expect(console).toMatch(/VLT-GUEST: cloud-init instance-id=guest\.default/);
+    // NoCloud's instance-id is the firmware UUID (the SMBIOS uuid the domain gives the guest), as in KubeVirt.
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const live = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
+    const firmwareUuid = /<entry name='uuid'>([^<]+)<\/entry>/.exec(live)?.[1] ?? 'no smbios uuid';
+    expect(console).toContain(`VLT-GUEST: cloud-init instance-id=${firmwareUuid}\r\n`);
     expect(console).toContain('VLT-GUEST: cloud-init user-data exit=0');
 
     const layer = join(root, 'run/kubevirt-ephemeral-disks/disk-data/containerdisk/disk.qcow2');
