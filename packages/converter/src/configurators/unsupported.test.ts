@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { convert } from '../builder.js';
 import { ConversionError } from '../errors.js';
+import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
 import { run, vmi } from '../testing/fixture.js';
 import type { DomainSpec } from '../vmi/types.js';
 import { unsupported } from './unsupported.js';
@@ -57,5 +59,9 @@ describe('unsupported features are refused, never dropped', () => {
     expect(refusal(sriov, { sriovDevices: [{ type: 'pci', alias: 'sriov-net1', pciAddress: '0000:3b:02.1' }] })).toBe(
       undefined,
     );
+  });
+  it('convert() refuses before building anything', () => {
+    const v = vmi({ launchSecurity: { tdx: {} } });
+    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/launch security \(tdx\)/);
   });
 });
