@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadEphemeralDisk } from './adapters/ephemeral-disk.js';
 import type { SyncEnv } from './domain/sync/env.js';
 import { prepareCloudInit } from './domain/sync/storage/cloud-init.js';
+import { prepareStorage } from './domain/sync/prepare-storage.js';
 import { preparePvcVolume } from './domain/sync/storage/pvc.js';
 import { firmwareUuidOf, readStorageSpec } from './domain/sync/storage/spec.js';
 import { InvalidRequestError } from './errors.js';
@@ -125,5 +126,17 @@ describe('firmware UUID', () => {
     ) as Record<string, unknown>;
     expect(meta['uuid']).toBe('0f3b7a52-9d16-4a0e-8f71-1c5a4a1b2c3d');
     expect(meta['instance_id']).toBe('vm1.ns1');
+  });
+});
+
+describe('DiskOrCreate host disk', () => {
+  it('is made in the pod mount of its directory, vmi-disks/<volume>/<base name>, where the domain names it', async () => {
+    await mkdir(join(env.paths.privateDir, 'vmi-disks', 'hd'), { recursive: true });
+    const vmi = vmiWith([
+      { name: 'hd', hostDisk: { path: '/mnt/data/hd.img', type: 'DiskOrCreate', capacity: '8Mi' } },
+    ]);
+    expect(await prepareStorage(env, vmi, '<domain/>')).toBe('<domain/>');
+    expect((await stat(join(env.paths.privateDir, 'vmi-disks', 'hd', 'hd.img'))).size).toBe(8 * MIB);
+    await expect(stat(join(root, 'mnt'))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -3,7 +3,7 @@
 // ephemeral claims, claims' disk.img, empty disks, DiskOrCreate host disks, the cloud-init ISO, config and
 // sysprep ISOs, the downwardMetrics disk and the ignition file. Runs only when the domain is first defined,
 // so a re-sync never touches a write layer that holds the guest's writes. Each kind is a step in storage/.
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadEphemeralDisk, type EphemeralDiskFace } from '../../adapters/ephemeral-disk.js';
 import type { VmiView, VolumeView } from '../../vmi.js';
 import type { SyncEnv } from './env.js';
@@ -35,7 +35,10 @@ async function prepareVolume(
       capacity: v.emptyDisk.capacity ?? '0',
     });
   } else if (v.hostDisk && v.hostDisk.type === 'DiskOrCreate' && v.hostDisk.path) {
-    await eph.createHostDisk({ path: underRoot(env, v.hostDisk.path), capacity: v.hostDisk.capacity ?? '0' });
+    // The host directory is mounted in the pod at vmi-disks/<volume>/: the file is made (and named by the
+    // domain) there, under its own base name.
+    const path = join(env.paths.privateDir, 'vmi-disks', v.name, basename(v.hostDisk.path));
+    await eph.createHostDisk({ path, capacity: v.hostDisk.capacity ?? '0' });
   } else if (v.cloudInitNoCloud || v.cloudInitConfigDrive) {
     await prepareCloudInit(env, eph, vmi, v, spec);
   } else if (spec.sources[v.name]?.downwardMetrics) {
