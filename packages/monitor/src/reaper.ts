@@ -66,16 +66,21 @@ export function reapOrphans(ownChildren: ReadonlySet<number>): ReapResult[] {
   return reaped;
 }
 
+/** While orphans keep dying, the reaper polls at this period instead of listening for SIGCHLD. */
+export const BURST_POLL_MS = 5;
+
 export class OrphanReaper {
   private readonly own = new Set<number>();
   private timer: NodeJS.Timeout | undefined;
   private scheduled: NodeJS.Immediate | undefined;
-  // SIGCHLDs of a burst are coalesced into one pass: a pass drains every zombie there is, so a
-  // second pass queued behind it would only find what arrived since, which its own SIGCHLD covers.
+  private burstPoll: NodeJS.Timeout | undefined;
+  private listening = false;
+  // SIGCHLDs are coalesced into one pass: a pass drains every zombie there is, so a second pass
+  // queued behind it would only find what arrived since, which its own SIGCHLD covers.
   private readonly onSignal = (): void => {
     this.scheduled ??= setImmediate(() => {
       this.scheduled = undefined;
-      this.scan();
+      this.pass();
     });
   };
 
@@ -93,7 +98,7 @@ export class OrphanReaper {
   start(): void {
     if (this.timer) return;
     becomeSubreaper();
-    process.on('SIGCHLD', this.onSignal);
+    this.listen(true);
     this.timer = setInterval(this.onSignal, this.options.safetyIntervalMs ?? DEFAULT_SAFETY_INTERVAL_MS);
     // The timer is a safety net, not a reason to stay alive.
     this.timer.unref();
@@ -106,12 +111,43 @@ export class OrphanReaper {
     this.timer = undefined;
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    process.off('SIGCHLD', this.onSignal);
+    if (this.burstPoll) clearTimeout(this.burstPoll);
+    this.burstPoll = undefined;
+    this.listen(false);
   }
 
   scan(): ReapResult[] {
     const reaped = reapOrphans(this.own);
     for (const result of reaped) this.options.onReaped?.(result);
     return reaped;
+  }
+
+  private listen(on: boolean): void {
+    if (on === this.listening) return;
+    if (on) process.on('SIGCHLD', this.onSignal);
+    else process.off('SIGCHLD', this.onSignal);
+    this.listening = on;
+  }
+
+  /**
+   * One drain. A pass that reaped something may be the start of a burst: every further SIGCHLD
+   * would cost a JavaScript callback (the kernel delivers nearly each one, libuv forwards each),
+   * so the listener is dropped and the reaper polls every BURST_POLL_MS until a pass finds
+   * nothing. Then it listens again and drains once more, for what died before it listened.
+   */
+  private pass(): void {
+    if (!this.timer) return;
+    if (this.scan().length > 0) {
+      this.listen(false);
+      this.burstPoll ??= setTimeout(() => {
+        this.burstPoll = undefined;
+        this.pass();
+      }, BURST_POLL_MS).unref();
+      return;
+    }
+    if (this.burstPoll === undefined && !this.listening) {
+      this.listen(true);
+      this.scan();
+    }
   }
 }
