@@ -121,8 +121,8 @@ describe.skipIf(!unshareWorks)('a SIGTERM before COMMAND exists', () => {
       rmSync(box.path('marker'), { force: true });
       const run = runCli({ pid1: true, command: ['sh', '-c', trapLoop(box)], env: istio.env, guardMs: GUARD_MS });
       const monitor = await run.monitorPid();
-      // SIGHUP is the first signal the monitor's own code catches (Node itself catches only INT,
-      // TERM and USR1 at start-up): from then on a SIGTERM must not be lost.
+      // SIGHUP is caught by the monitor's first statement (Node's start-up catches INT, TERM and
+      // USR1 among others, but not HUP): from then on a SIGTERM must not be lost.
       await waitFor(() => (catchesSignal(monitor, SIGHUP) ? true : undefined), 'the monitor to catch signals', 5_000);
       process.kill(monitor, 'SIGTERM');
       expectCommandTerminated(await run.done, box);
