@@ -94,11 +94,14 @@ export async function prepareMetricsDisk(env: SyncEnv, eph: EphemeralDiskFace): 
     const timer = setInterval(() => {
       hostMetrics()
         .then((metrics) => eph.writeMetrics(path, metrics))
-        .catch((err: unknown) =>
-          log.warning(
-            `refreshing downward metrics in ${path} failed: ${err instanceof Error ? err.message : String(err)}`,
-          ),
-        );
+        .catch((err: unknown) => {
+          // The disk went away or became something else: stop (a later define starts a new writer) rather than
+          // log the same failure every 5 seconds.
+          clearInterval(timer);
+          writers.delete(path);
+          const reason = err instanceof Error ? err.message : String(err);
+          log.warning(`downward metrics writer for ${path} stopped: ${reason}`);
+        });
     }, REFRESH_MS);
     timer.unref();
     writers.set(path, timer);
