@@ -29,6 +29,8 @@ function runPodOnce(): { ms: number; runRoot: string } {
       '--kernel-boot-dir',
       guestDir,
       '--until-lease',
+      '--hypervisor',
+      'emulation',
       '--keep',
       '--timeout',
       '180',
@@ -143,6 +145,8 @@ async function virshOnce(keptRoot: string): Promise<number> {
       path.join(repo, 'tools/sandbox/private-root.sh'),
       'libvirtd',
       root,
+      '--kvm',
+      'none',
     ]).trim();
     sh('virsh', ['-c', uri, 'version']); // the first connection probes QEMU: not part of booting a domain
     const start = performance.now();

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'vlt-libvirt-bench-'));
   const xmlDir = mkdtempSync(join(tmpdir(), 'vlt-libvirt-bench-xml-'));
   try {
-    const started = spawnSync(SANDBOX, ['libvirtd', root], { encoding: 'utf8' });
+    const started = spawnSync(SANDBOX, ['libvirtd', root, '--kvm', 'none'], { encoding: 'utf8' });
     if (started.status !== 0) throw new Error(`private libvirtd did not start: ${started.stderr}`);
     const uri = started.stdout.trim().split('\n').pop() ?? '';
     progress(`daemon at ${uri}; first connection probes QEMU (~5 s)`);
