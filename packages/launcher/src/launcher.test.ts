@@ -47,13 +47,16 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
   it('syncs: defines and starts the domain, a re-sync changes nothing', async () => {
     expect(await client.call('syncVirtualMachine', request(vmi))).toEqual({ success: true, message: '' });
     await launcher.waitForLog('Domain started.');
-    const added = await notify.waitFor((e) => e.eventType === 'ADDED' && e.domain.Status.Status === 'Running');
+    const added = await notify.waitFor((e) => e.eventType === 'ADDED');
     expect(added.domain.ObjectMeta).toMatchObject({ name: 'web', namespace: 'default', uid: 'uid-web' });
+    await notify.waitFor((e) => e.domain.Status.Status === 'Running');
     // The handler sends the same VMI several times a second: concurrent syncs serialise and define once.
     const again = await Promise.all([1, 2, 3].map(() => client.call('syncVirtualMachine', request(vmi))));
     expect(again.every((r) => r.success)).toBe(true);
     expect(launcher.lines.filter((l) => l.msg === 'Domain defined.')).toHaveLength(1);
     expect(launcher.lines.filter((l) => l.msg === 'Domain started.')).toHaveLength(1);
+    // Defined and started: one ADDED (for the definition), the start is a MODIFIED.
+    expect(notify.events.filter((e) => e.eventType === 'ADDED')).toHaveLength(1);
   });
 
   it('GetDomain answers KubeVirt JSON with Go field names', async () => {
@@ -100,20 +103,32 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
     // The test driver has no such domain: libvirt's own NO_DOMAIN error travels to the client.
     const other = vmiJson('absent');
     const res = await client.call('resetVirtualMachine', request(other));
-    expect(res).toEqual({ success: false, message: 'Domain not found.' });
+    // As KubeVirt's ResetVMI: the lookup's libvirt error itself, formatted, not a launcher-made text.
+    expect(res.success).toBe(false);
+    expect(res.message).toMatch(/^LibvirtError\(Code=42, Domain=\d+, Message='Domain not found.*'\)$/);
     const pauseMissing = await client.call('pauseVirtualMachine', request(other));
     expect(pauseMissing.success).toBe(false);
   });
 
-  it('kill stops the domain; the handler sees the deletion as MODIFIED with deletionTimestamp', async () => {
+  it('kill stops the domain; while it is still defined its events carry no deletionTimestamp', async () => {
     expect((await client.call('killVirtualMachine', request(vmi))).success).toBe(true);
-    const gone = await notify.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined);
-    expect(gone.eventType).toBe('MODIFIED');
-    expect(gone.domain.Status.Status).toBe('Shutoff');
+    const off = await notify.waitFor((e) => e.domain.Status.Status === 'Shutoff');
+    expect(off.eventType).toBe('MODIFIED');
+    expect(off.domain.Status.Reason).toBe('Destroyed');
+    expect(off.domain.ObjectMeta.deletionTimestamp).toBeUndefined();
+    // The launcher waits for the handler's Delete instead of exiting on its own.
+    await launcher.waitForLog('Waiting on final notifications to be sent to virt-handler.');
+    expect(notify.events.some((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined)).toBe(false);
+    expect(launcher.lines.some((l) => l.msg === 'Exiting...')).toBe(false);
   });
 
-  it('exits 0 once the domain is gone and the final notification was sent', async () => {
+  it("after the handler's Delete the event carries deletionTimestamp and the launcher exits 0", async () => {
+    expect(await client.call('deleteVirtualMachine', request(vmi))).toEqual({ success: true, message: '' });
+    const gone = await notify.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined);
+    expect(gone.eventType).toBe('MODIFIED');
+    expect(gone.domain.Status).toMatchObject({ Status: 'NoState', Reason: 'NonExistent' });
     await launcher.waitForLog('Final Delete notification sent');
+    expect(launcher.lines.some((l) => /Attempting to kill domain/.test(l.msg))).toBe(false);
     expect(await launcher.exited).toBe(0);
   });
 });

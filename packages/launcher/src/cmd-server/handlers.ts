@@ -3,6 +3,7 @@ import type { DomainManager } from '../domain/manager.js';
 import { log } from '../log.js';
 import { ok } from './rpc-table.js';
 import type { CmdHandlers } from './rpc-table.js';
+import { NO_AGENT } from './no-agent.js';
 
 export function domainHandlers(manager: DomainManager): CmdHandlers {
   return {
@@ -49,5 +50,10 @@ export function domainHandlers(manager: DomainManager): CmdHandlers {
     getDomain: async () => ({ response: ok(), domain: await manager.getDomainJson() }),
     getDomainStats: async () => ({ response: ok(), domainStats: await manager.getDomainStats() }),
     getQemuVersion: async () => ({ response: ok(), version: await manager.getQemuVersion() }),
+    // No guest agent is tracked: KubeVirt answers these with success and its empty JSON (the handler's metrics
+    // scrape drops a VMI's metrics on an error from GetFilesystems).
+    getGuestInfo: async () => ({ response: ok(), guestInfoResponse: NO_AGENT.guestInfo }),
+    getUsers: async () => ({ response: ok(), guestUserListResponse: NO_AGENT.users }),
+    getFilesystems: async () => ({ response: ok(), guestFilesystemsResponse: NO_AGENT.filesystems }),
   };
 }

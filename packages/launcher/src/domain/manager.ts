@@ -170,8 +170,8 @@ export class DomainManager {
 
   async reset(request: VMIRequest): Promise<void> {
     const vmi = parseVmiRequest(request.vmi?.vmiJson);
-    const dom = await this.lookup(vmi);
-    if (!dom) throw new DomainNotFoundError();
+    // KubeVirt's ResetVMI answers the lookup's own libvirt error (NO_DOMAIN text) when the domain is missing.
+    const dom = await this.conn.lookupDomainByName(vmi.domainName);
     await dom.reset();
   }
 

@@ -1,6 +1,8 @@
 // Domain event monitoring (docs/behaviour.md#start-up, docs/cmd-contract.md#domain-events): each libvirt lifecycle event and
 // each metadata change becomes a Notify/HandleDomainEvent with the domain's current JSON. A vanished
-// domain is reported as KubeVirt does: MODIFIED, Status NoState/NonExistent, deletionTimestamp set.
+// domain is reported as KubeVirt does: MODIFIED, Status NoState/NonExistent, deletionTimestamp set. A domain that
+// is merely off (stopped, still defined) carries no deletionTimestamp: the handler must still see it to decide the
+// VMI's phase (Succeeded or Failed) and then ask for DeleteVirtualMachine (docs/cmd-contract.md#domain-events).
 import { EventEmitter } from 'node:events';
 import type { Connection, DomainEvent } from '../adapters/libvirt.js';
 import { domainJson } from '../domain/domain-json.js';
@@ -39,11 +41,23 @@ export class DomainEventMonitor extends EventEmitter {
     });
   }
 
-  /** (Re)registers on a connection: called after every (re)connect. */
+  private attachedOnce = false;
+
+  /**
+   * (Re)registers on a connection: called after every (re)connect. Events libvirt emitted while the connection
+   * was down are lost, so after a reconnect the handler gets one event with the domain's current state.
+   */
   attach(conn: Connection): void {
     conn.off('domainEvent', this.onDomainEvent);
     conn.on('domainEvent', this.onDomainEvent);
     log.info('Registered libvirt event notify callback');
+    if (this.attachedOnce && this.seenLibvirtEvent) {
+      log.info(
+        `Libvirt reconnected, domain ${this.domainName}. Event callbacks re-registered, sending its current state.`,
+      );
+      this.enqueue(undefined);
+    }
+    this.attachedOnce = true;
   }
 
   /** Events are handled in order, one at a time; a slow handler never reorders them. */
@@ -59,7 +73,7 @@ export class DomainEventMonitor extends EventEmitter {
   }
 
   private async handle(ev: DomainEvent | undefined): Promise<void> {
-    const type: WatchType = ev && (ev.event === 'defined' || ev.event === 'started') ? 'ADDED' : 'MODIFIED';
+    const type = watchType(ev);
     let state: number = STATE.noState;
     let reason = 0;
     let xml: string | undefined;
@@ -72,7 +86,7 @@ export class DomainEventMonitor extends EventEmitter {
       if (!isNoDomain(err)) throw err;
       nonExistent = true;
     }
-    const gone = ev?.event === 'undefined' || ev?.event === 'stopped' || nonExistent;
+    const gone = endsDomain(ev) && nonExistent;
     const json = domainJson({
       domainName: this.domainName,
       xml,
@@ -100,4 +114,28 @@ export class DomainEventMonitor extends EventEmitter {
   drain(): Promise<void> {
     return this.chain;
   }
+}
+
+/** libvirt's detail of a `stopped` event after an outbound migration: the domain lives on elsewhere. */
+const STOPPED_MIGRATED = 'migrated';
+
+/**
+ * ADDED once per domain: when libvirt first defines it (defined/added), or when it arrives by migration
+ * (started/migrated). A redefinition, a (re)start and everything else is MODIFIED.
+ */
+export function watchType(ev: Pick<DomainEvent, 'event' | 'detail'> | undefined): WatchType {
+  if (ev?.event === 'defined' && isDetail(ev.detail, 'added', 0)) return 'ADDED';
+  if (ev?.event === 'started' && isDetail(ev.detail, 'migrated', 1)) return 'ADDED';
+  return 'MODIFIED';
+}
+
+/** Events after which the domain may be gone: only then does a failed lookup mean "deleted". */
+export function endsDomain(ev: Pick<DomainEvent, 'event' | 'detail'> | undefined): boolean {
+  if (ev?.event === 'undefined') return true;
+  return ev?.event === 'stopped' && !isDetail(ev.detail, STOPPED_MIGRATED, 3);
+}
+
+/** The binding names details (`added`); older fakes pass libvirt's number. */
+function isDetail(detail: number | string, name: string, code: number): boolean {
+  return detail === name || detail === code;
 }
