@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration, parseFlags } from './flags.js';
+import { setLogSink } from './log.js';
 import { resolvePaths } from './paths.js';
 
 describe('flags', () => {
@@ -19,6 +20,21 @@ describe('flags', () => {
     expect(f.kubevirtShareDir).toBe('/var/run/kubevirt');
     expect(f.verbosity).toBe(5);
     expect(f.runRoot).toBe('/');
+  });
+
+  it('a VIRT_LAUNCHER_LOG_VERBOSITY that is not an integer only warns and keeps --v', () => {
+    const lines: string[] = [];
+    setLogSink((l) => lines.push(l));
+    try {
+      expect(parseFlags(['--v', '4'], { VIRT_LAUNCHER_LOG_VERBOSITY: 'loud' }).verbosity).toBe(4);
+      expect(parseFlags([], { VIRT_LAUNCHER_LOG_VERBOSITY: '' }).verbosity).toBe(2);
+    } finally {
+      setLogSink((l) => process.stderr.write(l + '\n'));
+    }
+    const warned = lines.map((l) => JSON.parse(l) as { level: string; msg: string });
+    expect(warned[0]).toMatchObject({ level: 'warning' });
+    expect(warned[0]?.msg).toContain('got loud instead');
+    expect(warned).toHaveLength(2);
   });
 
   it('parses Go durations and rejects garbage', () => {

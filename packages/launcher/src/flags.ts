@@ -2,6 +2,7 @@
 // Accepts `--flag value` and `--flag=value`, and both bool spellings (`--x`, `--x=false`), as pflag does.
 import { parseArgs } from 'node:util';
 import { InvalidRequestError } from './errors.js';
+import { log } from './log.js';
 
 export interface LauncherFlags {
   name: string;
@@ -84,6 +85,20 @@ export function parseDuration(text: string): number {
   return total;
 }
 
+/**
+ * VIRT_LAUNCHER_LOG_VERBOSITY comes from a VMI label anyone may set: as in KubeVirt, a value that is not an integer
+ * only warns and the verbosity stays as the flags say; it never stops the launcher.
+ */
+function envVerbosityOr(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (text.trim() !== '' && Number.isInteger(n)) return n;
+  log.warning(
+    `failed to set log verbosity. The value of logVerbosity label should be an integer, got ${text} instead.`,
+  );
+  return fallback;
+}
+
 function toInt(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
@@ -155,7 +170,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     imageVolume: b('image-volume'),
     simulateCrash: b('simulate-crash'),
     keepAfterFailure: b('keep-after-failure'),
-    verbosity: toInt('v', envVerbosity ?? s('v'), 2),
+    verbosity: envVerbosityOr(envVerbosity, toInt('v', s('v'), 2)),
     runRoot: s('run-root') ?? '/',
     libvirtUri: s('libvirt-uri') ?? '',
   };
