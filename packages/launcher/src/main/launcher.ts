@@ -47,10 +47,9 @@ async function superviseDomain(r: Running, domainName: string, localDaemons: boo
         m.GracePeriod ??= { DeletionGracePeriodSeconds: r.flags.gracePeriodSeconds };
         m.GracePeriod.MarkedForGracefulShutdown = true;
       });
+      // Only the mark (sent as MODIFIED by the metadata change): the handler chooses ShutdownVirtualMachine or,
+      // for a grace period of 0, KillVirtualMachine. If no handler acts, the grace-period expiry below kills QEMU.
       log.info('Signaled graceful shutdown');
-      // No handler may be left to ask for it (pod deletion): power off through ACPI ourselves.
-      const dom = await r.session.conn.lookupDomainByName(domainName);
-      await dom.shutdown().catch(() => undefined);
     },
     onFinal: async (pid) => {
       try {
