@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeDomainEvent } from './handler-standin.js';
+import { HandlerDecisions, summarizeDomainEvent, type DomainEventSummary } from './handler-standin.js';
 
 const event = (domain: object, eventType = 'MODIFIED') => ({
   domainJSON: Buffer.from(JSON.stringify(domain)),
@@ -41,5 +41,50 @@ describe('summarizeDomainEvent', () => {
     expect(
       summarizeDomainEvent({ domainJSON: Buffer.alloc(0), statusJSON: Buffer.alloc(0), eventType: 'ERROR' }).status,
     ).toBe('');
+  });
+});
+
+const ev = (status: string, reason: string, more: Partial<DomainEventSummary> = {}): DomainEventSummary => ({
+  eventType: 'MODIFIED',
+  status,
+  reason,
+  markedForGracefulShutdown: false,
+  deletion: false,
+  ...more,
+});
+
+describe('HandlerDecisions (what virt-handler does with each domain event)', () => {
+  it('answers the graceful mark with Shutdown once, and with Kill when the grace period is 0', () => {
+    const d = new HandlerDecisions(30, true);
+    expect(d.next(ev('Running', 'Unknown', { markedForGracefulShutdown: true }))).toEqual({ action: 'shutdown' });
+    expect(d.next(ev('Running', 'Unknown', { markedForGracefulShutdown: true }))).toEqual({ action: undefined });
+    const zero = new HandlerDecisions(0, true);
+    expect(zero.next(ev('Running', 'Unknown', { markedForGracefulShutdown: true }))).toEqual({ action: 'kill' });
+    const noAcpi = new HandlerDecisions(30, false);
+    expect(noAcpi.next(ev('Running', 'Unknown', { markedForGracefulShutdown: true }))).toEqual({ action: 'kill' });
+  });
+
+  it('a guest power-off is Succeeded, a crash Failed; both are then deleted once', () => {
+    const off = new HandlerDecisions(30, true);
+    expect(off.next(ev('Shutoff', 'Shutdown'))).toEqual({ action: 'delete', phase: 'Succeeded' });
+    expect(off.next(ev('Shutoff', 'Shutdown'))).toEqual({ action: undefined, phase: 'Succeeded' });
+    expect(new HandlerDecisions(30, true).next(ev('Shutoff', 'Crashed'))).toEqual({
+      action: 'delete',
+      phase: 'Failed',
+    });
+  });
+
+  it('a destroyed domain failed when ACPI could have shut it down, else succeeded', () => {
+    expect(new HandlerDecisions(30, true).next(ev('Shutoff', 'Destroyed')).phase).toBe('Failed');
+    expect(new HandlerDecisions(0, true).next(ev('Shutoff', 'Destroyed')).phase).toBe('Succeeded');
+    expect(new HandlerDecisions(30, false).next(ev('Shutoff', 'Destroyed')).phase).toBe('Succeeded');
+  });
+
+  it('leaves alone a running domain, one defined but not started, and one already deleted', () => {
+    const d = new HandlerDecisions(30, true);
+    expect(d.next(ev('Running', 'Booted'))).toEqual({});
+    expect(d.next(ev('Shutoff', 'Unknown', { eventType: 'ADDED' }))).toEqual({});
+    expect(d.next(ev('NoState', 'NonExistent', { deletion: true }))).toEqual({});
+    expect(d.phase).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // The node side of the notify channel: what virt-handler serves for each launcher. It answers the NotifyInfo
-// handshake, records every domain event, and reacts as virt-handler does to the one event that needs it: a
-// domain marked for graceful shutdown gets a ShutdownVirtualMachine call.
+// handshake, records every domain event, and decides as virt-handler does (see `HandlerDecisions`): a domain marked
+// for graceful shutdown gets ShutdownVirtualMachine (KillVirtualMachine with a grace period of 0), and a domain that
+// is off gets a VMI phase (Succeeded or Failed) and DeleteVirtualMachine, after which the launcher exits.
 import fs from 'node:fs';
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { NotifyInfoService, NotifyService, type notifyV1 } from '@virt-launcher/launcher';
@@ -81,4 +82,72 @@ export async function startHandlerStandIn(
         }, 1000).unref();
       }),
   };
+}
+
+export type HandlerAction = 'shutdown' | 'kill' | 'delete';
+export type VmiPhase = 'Succeeded' | 'Failed';
+
+export interface HandlerDecision {
+  /** The cmd RPC to send to the launcher now, if any. */
+  action?: HandlerAction;
+  /** The VMI's final phase, once the domain is off and its reason says how it ended. */
+  phase?: VmiPhase;
+}
+
+/** Shut-off reasons that make the phase Succeeded or Failed (virt-handler's table); others leave it unchanged. */
+function phaseOf(reason: string, acpi: boolean): VmiPhase | undefined {
+  switch (reason) {
+    case 'Crashed':
+    case 'Panicked':
+      return 'Failed';
+    // With ACPI a graceful power-off was possible: being destroyed means the grace period ran out.
+    case 'Destroyed':
+      return acpi ? 'Failed' : 'Succeeded';
+    case 'Shutdown':
+    case 'Saved':
+    case 'FromSnapshot':
+      return 'Succeeded';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * virt-handler's choices for one VMI, fed one domain event at a time. Each RPC is asked once.
+ * - Marked for graceful shutdown while alive: Shutdown when ACPI can be used (grace period > 0 and the VMI does not
+ *   disable ACPI), else Kill.
+ * - Off (Shutoff/Crashed) with a known reason: the phase, then Delete (its undefine ends the launcher's final wait).
+ *   Shutoff without a reason is a domain defined but not started yet: nothing to do.
+ */
+export class HandlerDecisions {
+  private asked = new Set<HandlerAction>();
+  /** The phase decided so far. */
+  phase: VmiPhase | undefined;
+
+  constructor(
+    private readonly gracePeriodSeconds: number,
+    private readonly acpiFeature: boolean,
+  ) {}
+
+  private get acpi(): boolean {
+    return this.acpiFeature && this.gracePeriodSeconds !== 0;
+  }
+
+  next(e: DomainEventSummary): HandlerDecision {
+    if (e.deletion || e.status === '' || e.status === 'NoState') return {};
+    const off = e.status === 'Shutoff' || e.status === 'Crashed';
+    if (off) {
+      if (e.reason === '' || e.reason === 'Unknown') return {};
+      this.phase ??= phaseOf(e.reason, this.acpi);
+      return { action: this.once('delete'), phase: this.phase };
+    }
+    if (e.markedForGracefulShutdown) return { action: this.once(this.acpi ? 'shutdown' : 'kill') };
+    return {};
+  }
+
+  private once(action: HandlerAction): HandlerAction | undefined {
+    if (this.asked.has(action)) return undefined;
+    this.asked.add(action);
+    return action;
+  }
 }

@@ -11,7 +11,7 @@ import { connectLauncher, type LauncherClient } from '@virt-launcher/launcher';
 import { applyPlan, discoverPodInterface, MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
 import type { RunArgs } from './args.js';
 import { CleanupStack } from './cleanup.js';
-import { startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
+import { HandlerDecisions, startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
 import { decideHypervisor, probeKvm } from './hypervisor.js';
 import { placeContainerDisks, podLayout } from './layout.js';
 import { createPodNetwork } from './namespaces.js';
@@ -142,8 +142,8 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     const probe = await startNodeProbe(net.nodeNs, net.nodeIp, PROBE_PORT);
     cleanup.push('node probe', () => probe.stop());
 
-    let shutdownRequested = false;
     let domainStatus = '';
+    const decisions = new HandlerDecisions(grace, vmi.spec?.domain?.features?.acpi?.enabled !== false);
     let syncFailed = false;
     const handler = await startHandlerStandIn(
       layout.hostPath('/var/run/kubevirt/domain-notify-pipe.sock'),
@@ -152,14 +152,16 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
         print(
           `  domain event ${e.eventType}: ${e.status || '-'}${e.reason ? ` (${e.reason})` : ''}${e.markedForGracefulShutdown ? ', marked for graceful shutdown' : ''}`,
         );
-        // virt-handler's answer to a domain marked for graceful shutdown: ShutdownVirtualMachine.
-        const domainUp = e.status !== 'Shutoff' && e.status !== 'NoState';
-        if (e.markedForGracefulShutdown && domainUp && !shutdownRequested && launcher) {
-          shutdownRequested = true;
+        // virt-handler's answers: Shutdown/Kill for the graceful mark, phase + Delete for a domain that is off.
+        const { action, phase } = launcher ? decisions.next(e) : {};
+        if (phase && action === 'delete') print(`  VMI phase: ${phase}`);
+        const rpc = action && (`${action}VirtualMachine` as const);
+        if (rpc && launcher) {
+          const label = rpc.charAt(0).toUpperCase() + rpc.slice(1);
           void launcher
-            .call('shutdownVirtualMachine', { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options: undefined })
-            .then((r) => print(`  ShutdownVirtualMachine: ${r.success ? 'ok' : r.message}`))
-            .catch((err: Error) => print(`  ShutdownVirtualMachine failed: ${err.message}`));
+            .call(rpc, { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options: undefined })
+            .then((r) => print(`  ${label}: ${r.success ? 'ok' : r.message}`))
+            .catch((err: Error) => print(`  ${label} failed: ${err.message}`));
         }
       },
     );
