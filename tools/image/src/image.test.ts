@@ -1,5 +1,5 @@
 // Builds the image when no archive is there (or uses IMAGE_ARCHIVE), unpacks it and runs programs inside with chroot.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +98,35 @@ describe('launcher image', () => {
     }
     // virt-freezer without its flags: KubeVirt's exit code 1.
     expect(inImage(['/usr/bin/virt-freezer']).status).toBe(1);
+  });
+
+  it('runs the guest-console-log sidecar as uid 107, the user virt-controller gives it', async () => {
+    const dir = fs.mkdtempSync(path.join(image.rootfs, 'tmp/vlt-image-tail-'));
+    fs.chmodSync(dir, 0o755);
+    fs.writeFileSync(path.join(dir, 'virt-serial0-log'), 'console line\n');
+    const inside = '/' + path.relative(image.rootfs, path.join(dir, 'virt-serial0-log'));
+    // chroot execs the wrapper, which execs node: the signal reaches virt-tail itself.
+    const child = spawn('chroot', ['--userspec=107:107', image.rootfs, '/usr/bin/virt-tail', '--logfile', inside], {
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (code) => resolve(code));
+    });
+    const until = Date.now() + 30_000;
+    while (!out.includes('\n') && child.exitCode === null && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // SIGTERM is how the kubelet ends the sidecar at the pod's end: exit code 0.
+    child.kill('SIGTERM');
+    const code = await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(out).toBe('console line\n');
+    expect(code, err).toBe(0);
   });
 
   it('holds container-disk as the static executable itself, runnable with no runtime', () => {
