@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
+import type { LauncherClient } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { cliPath, descendants, killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
@@ -140,6 +141,20 @@ describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, n
     throw new Error('libvirtd never started its QEMU probe');
   }
 
+  /**
+   * virt-handler's part once the domain is off (it stays defined, so no deletionTimestamp yet): Delete it, whose
+   * undefine brings the deletion event that ends the launcher's final wait.
+   */
+  async function deleteOnceOff(client: LauncherClient, vmi: Buffer) {
+    const off = await notify?.waitFor(
+      (e) => e.domain.Status.Status === 'Shutoff' && e.domain.Status.Reason !== 'Unknown',
+      90_000,
+    );
+    expect(off?.domain.ObjectMeta.deletionTimestamp).toBeUndefined();
+    expect((await client.call('deleteVirtualMachine', request(vmi), 20_000)).success).toBe(true);
+    return off;
+  }
+
   it('SIGTERM while connecting (libvirtd frozen, so the connection cannot complete): stops at once, nothing left', async () => {
     await freshRoot();
     const { l, ns, pid } = await start('u-early');
@@ -171,6 +186,7 @@ describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, n
     // The Sync in flight is allowed to finish (the launcher waits for it instead of pulling libvirt from under
     // it), and what it started is then stopped like any running domain: nothing is left half-made.
     expect(await sync).toEqual({ success: true, message: '' });
+    await deleteOnceOff(client, guestVmi('u-sync'));
     client.close();
     expect(await exitOf(l)).toBe(0);
     expect(await processesIn(ns)).toEqual([]);
@@ -185,8 +201,11 @@ describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, n
     await l.waitForLog('Marked as ready', 90_000);
     const client = await connectLauncher(l.readySocket);
     expect((await client.call('syncVirtualMachine', request(guestVmi('u-late')), 60_000)).success).toBe(true);
-    client.close();
     process.kill(pid, 'SIGTERM');
+    // No Shutdown answers the mark here: the grace period runs out and the launcher destroys the domain.
+    const off = await deleteOnceOff(client, guestVmi('u-late'));
+    expect(off?.domain.Status.Reason).toBe('Destroyed');
+    client.close();
     expect(await exitOf(l)).toBe(0);
     expect(await processesIn(ns)).toEqual([]);
     await notify?.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined, 5000);
