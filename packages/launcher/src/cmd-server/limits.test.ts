@@ -22,7 +22,7 @@ function bigVmi(bytes: number): Buffer {
 describe('the launcher binary refuses a request over 4 MiB and keeps serving', () => {
   let root = '';
   let launcher: LauncherProcess;
-  // The handler's notify side: the final delete notification lets the launcher exit at once on SIGTERM.
+  // The handler's notify side: the final delete notification lets the launcher exit at once.
   const notify = new NotifyStandIn();
 
   beforeAll(async () => {
@@ -46,6 +46,13 @@ describe('the launcher binary refuses a request over 4 MiB and keeps serving', (
   });
 
   afterAll(async () => {
+    // As virt-handler ends a VMI: Kill, then Delete; the deletion event lets the launcher exit without its waits.
+    const client = await connectLauncher(launcher.readySocket).catch(() => undefined);
+    if (client) {
+      await client.call('killVirtualMachine', request(vmiJson('big'))).catch(() => undefined);
+      await client.call('deleteVirtualMachine', request(vmiJson('big'))).catch(() => undefined);
+      client.close();
+    }
     await launcher.stop();
     notify.close();
     await removeRunRoot(root);
