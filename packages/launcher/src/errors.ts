@@ -1,5 +1,6 @@
 // Typed errors of the launcher, and the one place that turns any error into the message text KubeVirt's
 // handler expects in Response.message (docs/cmd-contract.md#errors).
+import { asLibvirtError, hasLibvirtCode } from './adapters/libvirt.js';
 
 /** A fatal condition: KubeVirt panics (exit code 2) where the launcher throws this. */
 export class LauncherPanic extends Error {
@@ -35,31 +36,15 @@ export class DaemonError extends Error {
   }
 }
 
-interface LibvirtLike {
-  code: number;
-  domain: number;
-  message: string;
-}
-
-function isLibvirtError(err: unknown): err is LibvirtLike {
-  return (
-    err instanceof Error &&
-    err.name === 'LibvirtError' &&
-    typeof (err as unknown as LibvirtLike).code === 'number' &&
-    typeof (err as unknown as LibvirtLike).domain === 'number'
-  );
-}
-
-/** libvirt's "domain not found" (VIR_ERR_NO_DOMAIN). */
+/** libvirt's "domain not found" (ErrorCode.NO_DOMAIN). */
 export function isNoDomain(err: unknown): boolean {
-  return isLibvirtError(err) && err.code === 42;
+  return hasLibvirtCode(err, 'NO_DOMAIN');
 }
 
 /** The text for Response.message: libvirt errors in KubeVirt's exact format, others as their message. */
 export function errorMessage(err: unknown): string {
-  if (isLibvirtError(err)) {
-    return `LibvirtError(Code=${err.code}, Domain=${err.domain}, Message='${err.message}')`;
-  }
+  const lv = asLibvirtError(err);
+  if (lv) return lv.describe();
   if (err instanceof Error) return err.message;
   return String(err);
 }

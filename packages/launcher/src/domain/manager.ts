@@ -1,5 +1,6 @@
 // DomainManager: the operations behind the Cmd RPCs (docs/behaviour.md#syncvirtualmachine, #other-operations). Modifying operations hold the
 // domain lock, as KubeVirt's do; Kill, Delete, Reset, SoftReboot and reads do not.
+import { hasLibvirtCode } from '../adapters/libvirt.js';
 import type { Connection, Domain } from '../adapters/libvirt.js';
 import type { VMIRequest } from '../gen/kubevirt/cmd/v1/cmd.js';
 import { InvalidRequestError, errorMessage, isNoDomain } from '../errors.js';
@@ -20,20 +21,13 @@ export class DomainNotFoundError extends Error {
   }
 }
 
-const VIR_ERR_INVALID_ARG = 8;
-/** "domain is not running" (destroy), "cannot undefine transient domain" (a racing Delete got there first). */
-const VIR_ERR_OPERATION_INVALID = 55;
-
-function libvirtCode(err: unknown): number | undefined {
-  return err instanceof Error && err.name === 'LibvirtError' ? (err as { code?: number }).code : undefined;
-}
-
 /** Runs a Kill/Delete body; an error meaning "already done" by a racing call is success. */
 async function settled(body: () => Promise<void>, already: string): Promise<void> {
   try {
     await body();
   } catch (err) {
-    if (!isNoDomain(err) && libvirtCode(err) !== VIR_ERR_OPERATION_INVALID) throw err;
+    // OPERATION_INVALID: "domain is not running" (destroy), "cannot undefine transient domain" (a racing Delete).
+    if (!isNoDomain(err) && !hasLibvirtCode(err, 'OPERATION_INVALID')) throw err;
     log.info(already, { reason: errorMessage(err) });
   }
 }
@@ -98,7 +92,7 @@ export class DomainManager {
       const vmi = parseVmiRequest(request.vmi?.vmiJson);
       const dom = await this.lookup(vmi);
       if (!dom) throw new DomainNotFoundError();
-      if ((await dom.getState()).state === STATE.running) {
+      if ((await dom.getState()).stateCode === STATE.running) {
         await dom.suspend();
         this.pausedByUser.add(vmi.uid);
         log.info(`Signaled pause for ${vmi.name}`);
@@ -111,7 +105,7 @@ export class DomainManager {
       const vmi = parseVmiRequest(request.vmi?.vmiJson);
       const dom = await this.lookup(vmi);
       if (!dom) throw new DomainNotFoundError();
-      if ((await dom.getState()).state === STATE.paused) {
+      if ((await dom.getState()).stateCode === STATE.paused) {
         await dom.resume();
         this.pausedByUser.delete(vmi.uid);
         log.info(`Signaled unpause for ${vmi.name}`);
@@ -125,7 +119,7 @@ export class DomainManager {
       const vmi = parseVmiRequest(request.vmi?.vmiJson);
       const dom = await this.lookup(vmi);
       if (!dom) return;
-      const { state } = await dom.getState();
+      const { stateCode: state } = await dom.getState();
       if (state === STATE.running || state === STATE.paused) {
         await dom.shutdown();
         log.info(`Signaled graceful shutdown for ${vmi.name}`);
@@ -144,7 +138,7 @@ export class DomainManager {
   async kill(domainName: string): Promise<void> {
     await settled(async () => {
       const dom = await this.conn.lookupDomainByName(domainName);
-      const { state } = await dom.getState();
+      const { stateCode: state } = await dom.getState();
       if (state === STATE.running || state === STATE.paused || state === STATE.shuttingDown) {
         await dom.destroy({ graceful: true });
         log.info('Domain stopped.');
@@ -161,7 +155,7 @@ export class DomainManager {
         await dom.undefine({ keepNvram: true });
       } catch (err) {
         // Drivers without NVRAM support (the test driver) reject the flag (VIR_ERR_INVALID_ARG): nothing to keep.
-        if (libvirtCode(err) !== VIR_ERR_INVALID_ARG) throw err;
+        if (!hasLibvirtCode(err, 'INVALID_ARG')) throw err;
         await dom.undefine();
       }
       log.info('Domain undefined.');
@@ -194,7 +188,7 @@ export class DomainManager {
     const domains = await this.conn.listAllDomains();
     const dom = domains.find((d) => d.name === this.domainName) ?? domains[0];
     if (!dom) return '';
-    const { state, reason } = await dom.getState();
+    const { stateCode: state, reasonCode: reason } = await dom.getState();
     const xml = await dom
       .getXMLDesc({ inactive: state === STATE.shutoff || state === STATE.noState })
       .catch(() => undefined);

@@ -80,7 +80,7 @@ export class DomainEventMonitor extends EventEmitter {
     let nonExistent = false;
     try {
       const dom = await this.conn().lookupDomainByName(this.domainName);
-      ({ state, reason } = await dom.getState());
+      ({ stateCode: state, reasonCode: reason } = await dom.getState());
       xml = await dom.getXMLDesc({ inactive: state === STATE.shutoff }).catch(() => undefined);
     } catch (err) {
       if (!isNoDomain(err)) throw err;
@@ -124,18 +124,13 @@ const STOPPED_MIGRATED = 'migrated';
  * (started/migrated). A redefinition, a (re)start and everything else is MODIFIED.
  */
 export function watchType(ev: Pick<DomainEvent, 'event' | 'detail'> | undefined): WatchType {
-  if (ev?.event === 'defined' && isDetail(ev.detail, 'added', 0)) return 'ADDED';
-  if (ev?.event === 'started' && isDetail(ev.detail, 'migrated', 1)) return 'ADDED';
+  if (ev?.event === 'defined' && ev.detail === 'added') return 'ADDED';
+  if (ev?.event === 'started' && ev.detail === 'migrated') return 'ADDED';
   return 'MODIFIED';
 }
 
 /** Events after which the domain may be gone: only then does a failed lookup mean "deleted". */
 export function endsDomain(ev: Pick<DomainEvent, 'event' | 'detail'> | undefined): boolean {
   if (ev?.event === 'undefined') return true;
-  return ev?.event === 'stopped' && !isDetail(ev.detail, STOPPED_MIGRATED, 3);
-}
-
-/** The binding names details (`added`); older fakes pass libvirt's number. */
-function isDetail(detail: number | string, name: string, code: number): boolean {
-  return detail === name || detail === code;
+  return ev?.event === 'stopped' && ev.detail !== STOPPED_MIGRATED;
 }

@@ -155,7 +155,10 @@ async function domainStartedMeanwhile(
   const domains = await session.conn.listAllDomains().catch(() => []);
   for (const dom of domains) {
     if (domainName && dom.name !== domainName) continue;
-    const { state } = await dom.getState().catch(() => ({ state: STATE.noState }));
+    const state = await dom.getState().then(
+      (s) => s.stateCode,
+      () => STATE.noState,
+    );
     if (state !== STATE.shutoff && state !== STATE.noState && state !== STATE.crashed) return dom.name;
   }
   return undefined;

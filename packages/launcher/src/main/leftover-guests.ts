@@ -28,7 +28,7 @@ async function destroyActiveDomains(o: LeftoverOptions): Promise<void> {
     // With our own daemons every domain is ours; with an external libvirt only the one we were started for.
     if (!o.pidDir && dom.name !== o.domainName) continue;
     try {
-      if (!isActive((await dom.getState()).state)) continue;
+      if (!isActive((await dom.getState()).stateCode)) continue;
       log.warning(`Domain ${dom.name} still running while virt-launcher exits: destroying it`);
       await dom.destroy();
     } catch (err) {

@@ -36,7 +36,7 @@ async function processExists(pid: number): Promise<boolean> {
 
 async function domainActive(conn: Connection, name: string): Promise<boolean> {
   try {
-    const { state } = await (await conn.lookupDomainByName(name)).getState();
+    const { stateCode: state } = await (await conn.lookupDomainByName(name)).getState();
     return state !== STATE.shutoff && state !== STATE.noState && state !== STATE.crashed;
   } catch (err) {
     if (isNoDomain(err)) return false;

@@ -9,7 +9,7 @@ const finalPhases = new Set(['Running', 'Failed', 'Succeeded']);
 
 export async function startIfDown(dom: Domain, vmi: VmiView, pausedByUser: Set<string>): Promise<void> {
   const vlog = log.with({ name: vmi.name, namespace: vmi.namespace, uid: vmi.uid, kind: 'VirtualMachineInstance' });
-  const { state } = await dom.getState();
+  const { stateCode: state } = await dom.getState();
   if (isDown(state) && !finalPhases.has(vmi.phase)) {
     const paused = vmi.startStrategy === 'Paused';
     await dom.create({ paused });
