@@ -3,6 +3,7 @@ import { domainJson, splitDomainName } from './domain-json.js';
 import { reasonName, lifecycleName, isDown } from './state.js';
 import { parseXml, XmlParseError } from '../xml/parse.js';
 import { errorMessage } from '../errors.js';
+import { preloadLibvirt } from '../adapters/libvirt.js';
 
 const xml = `<?xml version="1.0"?>
 <domain type='qemu' id='3'>
@@ -92,15 +93,19 @@ describe('domain JSON', () => {
     expect(() => parseXml('<a>')).toThrow(XmlParseError);
   });
 
-  it('formats libvirt errors exactly like KubeVirt', () => {
-    const err = Object.assign(new Error("Domain not found: no domain with matching name 'x'"), {
-      name: 'LibvirtError',
-      code: 42,
-      domain: 10,
-    });
+  it('formats libvirt errors exactly like KubeVirt', async () => {
+    const { LibvirtError, ErrorCode, ErrorDomain } = await preloadLibvirt();
+    const err = new LibvirtError(
+      "Domain not found: no domain with matching name 'x'",
+      ErrorCode.NO_DOMAIN,
+      ErrorDomain.QEMU,
+    );
     expect(errorMessage(err)).toBe(
       "LibvirtError(Code=42, Domain=10, Message='Domain not found: no domain with matching name 'x'')",
     );
+    // Only the binding's class counts: an error that merely looks like one is rendered as a plain error.
+    const lookAlike = Object.assign(new Error('look-alike'), { name: 'LibvirtError', code: 42, domain: 10 });
+    expect(errorMessage(lookAlike)).toBe('look-alike');
     expect(errorMessage(new Error('plain'))).toBe('plain');
   });
 });

@@ -2,13 +2,13 @@
 // KubeVirt's manager treats "domain not found" / "not running" / "already undefined" as done. Real libvirt
 // (the library's test driver, in process) and the real DomainManager: every race below runs through libvirt's
 // own locking, and a domain that vanishes between lookup, state and destroy/undefine is part of the race.
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLibvirt } from '../adapters/libvirt.js';
 import type { Connection } from '../adapters/libvirt.js';
 import { request, vmiJson } from '../testing/handler-standin.js';
+import { testSyncEnv } from '../testing/sync-env.js';
 import { DomainManager } from './manager.js';
-import { MetadataCache } from './metadata.js';
-import type { SyncEnv } from './sync/env.js';
 
 let conn: Connection;
 let manager: DomainManager;
@@ -19,8 +19,7 @@ const xml = (name: string) =>
 beforeAll(async () => {
   conn = await connectLibvirt('test:///default');
   // Kill and Delete use only the connection and the metadata: no flags, paths or network are involved.
-  const env = { conn: () => conn, metadata: new MetadataCache() } as unknown as SyncEnv;
-  manager = new DomainManager('', env);
+  manager = new DomainManager('', testSyncEnv(conn, tmpdir()));
 });
 
 afterAll(async () => {
