@@ -1,6 +1,6 @@
 // Stress: 10,000 define/lookup/undefine cycles from many concurrent promises against test:///default.
-// Leaks are checked two ways: the binding's own live-handle counters (exact), and RSS of a child process
-// measured after warm-up (stress-child.ts).
+// Leaks are checked by the binding's own live-handle counters (exact). RSS growth under the same churn is a
+// measurement, not a pass/fail fact: the libvirt benchmark suite reports it (tools/bench/suites/libvirt.ts).
 import { dirname, join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -23,22 +23,7 @@ async function collect(): Promise<void> {
   }
 }
 
-async function settledRss(): Promise<number> {
-  await collect();
-  return process.memoryUsage().rss;
-}
-
-const MiB = 1024 * 1024;
-// Bound on RSS growth over 10,000 measured cycles after 5,000 warm-up ones, with MALLOC_ARENA_MAX=1.
-// Measured on this machine: 0.1-3 MiB of growth after warm-up, varying run to run; keeping the two domain
-// handles of each cycle alive (a deliberate leak) grows RSS ~18 MiB per 10,000 cycles.
-// A fresh clone's CI run once grew exactly 3.0 MiB (allocator and V8 heap settling, not a leak): the bound sits at a
-// third of the deliberate leak's growth, far enough from both.
-const GROWTH_BOUND = 6 * MiB;
-
 interface ChildReport {
-  before: number;
-  after: number;
   left: number;
   countsOpen: { domainRefs: number; domainObjects: number; connections: number };
   countsClosed: { domainRefs: number; domainObjects: number; connections: number };
@@ -53,18 +38,13 @@ describe('stress on test:///default', () => {
     await conn.close();
   });
 
-  it('runs 10,000 define/lookup/undefine cycles (after 5,000 warm-up) from 32 lanes: RSS flat, no handle left', async () => {
+  it('runs 10,000 define/lookup/undefine cycles (after 5,000 warm-up) from 32 lanes: no domain or handle left', async () => {
     const child = join(dirname(fileURLToPath(import.meta.url)), 'stress-child.ts');
     const { stdout } = await execa('node', ['--expose-gc', '--import', 'tsx', child, '5000', '10000', '32'], {
       env: { MALLOC_ARENA_MAX: '1' },
     });
     const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ChildReport;
-    const growth = report.after - report.before;
-    console.log(
-      `stress: RSS ${(report.before / MiB).toFixed(1)} -> ${(report.after / MiB).toFixed(1)} MiB (${(growth / MiB).toFixed(2)} MiB)`,
-    );
     expect(report.left).toBe(0);
-    expect(growth).toBeLessThan(GROWTH_BOUND);
     expect(report.countsOpen).toEqual({ domainRefs: 0, domainObjects: 0, connections: 1 });
     expect(report.countsClosed).toEqual({ domainRefs: 0, domainObjects: 0, connections: 0 });
   }, 300_000);
@@ -106,16 +86,13 @@ describe('stress on test:///default', () => {
   });
 
   it('opens and closes 200 connections without leaking them', async () => {
-    const before = await settledRss();
     for (let i = 0; i < 200; i++) {
       const c = await connect('test:///default');
       await c.lookupDomainByName('test');
       await c.close();
     }
-    const growth = (await settledRss()) - before;
+    await collect();
+    // Only the suite's own connection stays open.
     expect(handleCounts().connections).toBe(1);
-    console.log(`connections: RSS growth ${(growth / MiB).toFixed(2)} MiB over 200 connect/close`);
-    // Each test:///default connection builds a whole driver state (~100 KiB); 200 leaked ones would show.
-    expect(growth).toBeLessThan(8 * MiB);
   });
 });
