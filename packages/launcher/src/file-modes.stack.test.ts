@@ -3,18 +3,15 @@
 // could rewrite qemu.conf or plant files for libvirtd. A real launcher (own libvirtd and virtlogd, in a private
 // root) is started, and optionally made to boot a guest; then every file under the root is checked.
 import { afterEach, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { copyFile, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, privateRootScript, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
-
-const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
-const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
+import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 
 /**
  * What may be writable by others, how far (`allowed`: the write bits it may have), and why. Everything else
@@ -69,39 +66,17 @@ async function walk(root: string, dir = root, out: Finding[] = []): Promise<Find
   return out;
 }
 
-async function stageGuest(root: string): Promise<void> {
-  const disks = join(root, 'run/kubevirt/container-disks');
-  await mkdir(join(disks, 'kernel-boot'), { recursive: true });
-  await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'kernel-boot/vmlinuz'));
-  await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'kernel-boot/initramfs.gz'));
-  await copyFile(join(guestDir, 'containerdisk.img'), join(disks, 'disk_0.img'));
-}
-
 function guestVmi(uid: string): Buffer {
-  const domain = {
-    resources: { requests: { memory: '128Mi' } },
-    firmware: {
-      kernelBoot: {
-        kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
-        container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
-      },
-    },
-    devices: {
-      disks: [
-        { name: 'containerdisk', disk: { bus: 'virtio' } },
-        { name: 'cloudinit', disk: { bus: 'virtio' } },
-        { name: 'scratch', disk: { bus: 'virtio' } },
-      ],
-    },
-  };
-  const volumes = [
-    { name: 'containerdisk', containerDisk: { image: 'demo' } },
-    { name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho modes\n' } },
-    { name: 'scratch', emptyDisk: { capacity: '8Mi' } },
-  ];
-  const metadata = { name: 'guest', namespace: 'default', uid };
-  const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata, spec: { domain, volumes } };
-  return Buffer.from(JSON.stringify(vmi));
+  return demoGuestVmi(uid, {
+    disks: [
+      { name: 'cloudinit', disk: { bus: 'virtio' } },
+      { name: 'scratch', disk: { bus: 'virtio' } },
+    ],
+    volumes: [
+      { name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho modes\n' } },
+      { name: 'scratch', emptyDisk: { capacity: '8Mi' } },
+    ],
+  });
 }
 
 describe('file modes of a running pod', () => {
@@ -118,7 +93,7 @@ describe('file modes of a running pod', () => {
 
   async function start(uid: string): Promise<LauncherProcess> {
     root = await mkdtemp('/tmp/vlt-launcher-modes-');
-    await stageGuest(root).catch(() => undefined);
+    await stageDemoGuest(root).catch(() => undefined);
     notify = new NotifyStandIn();
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
     // The sandbox's own directories (etc, var, .dev) are made first with the test's umask: they belong to the
@@ -138,7 +113,7 @@ describe('file modes of a running pod', () => {
     expect(await walk(root)).toEqual([]);
   }, 120_000);
 
-  it.runIf(haveGuest)(
+  it.runIf(haveDemoGuest)(
     'after a guest started: write layer, ISOs, empty disk and QEMU files too',
     async () => {
       const l = await start('u-modes-sync');

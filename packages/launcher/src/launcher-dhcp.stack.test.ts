@@ -5,45 +5,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
+import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 
-const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
-const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
 const ns = `vlt-launcher-${randomBytes(3).toString('hex')}`;
 const ip = (...args: string[]) => execFileSync('ip', ['-n', ns, ...args], { stdio: 'pipe' });
 
 function vmi(uid: string): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachineInstance',
-      metadata: { name: 'netguest', namespace: 'default', uid },
-      spec: {
-        domain: {
-          resources: { requests: { memory: '128Mi' } },
-          firmware: {
-            kernelBoot: {
-              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
-              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
-            },
-          },
-          devices: { interfaces: [{ name: 'default', masquerade: {} }] },
-        },
-        networks: [{ name: 'default', pod: {} }],
-        terminationGracePeriodSeconds: 5,
-      },
-    }),
-  );
+  return demoGuestVmi(uid, {
+    name: 'netguest',
+    containerDisk: false,
+    interfaces: [{ name: 'default', masquerade: {} }],
+    networks: [{ name: 'default', pod: {} }],
+    terminationGracePeriodSeconds: 5,
+  });
 }
 
 /** What virt-handler's phase 1 (our netsetup) caches for the launcher: the plan's DHCP part. */
@@ -85,7 +68,7 @@ function readConsole(path: string, until: RegExp, timeoutMs = 120_000): Promise<
   });
 }
 
-describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
+describe.skipIf(!haveDemoGuest)('virt-launcher DHCP for a masquerade NIC', () => {
   let root = '';
   let launcher: LauncherProcess | undefined;
   const notify = new NotifyStandIn();
@@ -112,10 +95,7 @@ describe.skipIf(!haveGuest)('virt-launcher DHCP for a masquerade NIC', () => {
 
   it('serves the guest its lease on k6t-eth0 and marks dhcp_started', async () => {
     root = await mkdtemp('/tmp/vlt-launcher-root-');
-    const disks = join(root, 'run/kubevirt/container-disks/kernel-boot');
-    await mkdir(disks, { recursive: true });
-    await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'vmlinuz'));
-    await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'initramfs.gz'));
+    await stageDemoGuest(root, { containerDisk: false });
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
     // TCG on any host: no /dev/kvm in the private root, emulation allowed.
     launcher = startLauncherInPrivateRoot(

@@ -2,49 +2,21 @@
 // a pod) and boots the tiny demo guest under TCG from a container disk; a handler stand-in drives it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, signalLauncherNode, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
-
-const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
-const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
+import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 
 function guestVmi(uid: string): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachineInstance',
-      metadata: { name: 'guest', namespace: 'default', uid },
-      spec: {
-        domain: {
-          resources: { requests: { memory: '128Mi' } },
-          firmware: {
-            kernelBoot: {
-              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
-              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
-            },
-          },
-          devices: {
-            disks: [
-              { name: 'containerdisk', disk: { bus: 'virtio' } },
-              { name: 'cloudinit', disk: { bus: 'virtio' } },
-            ],
-          },
-        },
-        volumes: [
-          { name: 'containerdisk', containerDisk: { image: 'demo' } },
-          { name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho vlt-user-data-ran\n' } },
-        ],
-        terminationGracePeriodSeconds: 10,
-      },
-    }),
-  );
+  return demoGuestVmi(uid, {
+    disks: [{ name: 'cloudinit', disk: { bus: 'virtio' } }],
+    volumes: [{ name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho vlt-user-data-ran\n' } }],
+    terminationGracePeriodSeconds: 10,
+  });
 }
 
 /** Reads the guest's serial console (QEMU binds the socket when it starts: retry until it exists). */
@@ -73,15 +45,7 @@ function readConsole(path: string, until: RegExp, timeoutMs = 90_000): Promise<s
   });
 }
 
-async function stageGuest(root: string): Promise<void> {
-  const disks = join(root, 'run/kubevirt/container-disks');
-  await mkdir(join(disks, 'kernel-boot'), { recursive: true });
-  await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'kernel-boot/vmlinuz'));
-  await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'kernel-boot/initramfs.gz'));
-  await copyFile(join(guestDir, 'containerdisk.img'), join(disks, 'disk_0.img'));
-}
-
-describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest', () => {
+describe.skipIf(!haveDemoGuest)('virt-launcher with its own libvirtd and a TCG guest', () => {
   let root = '';
   let launcher: LauncherProcess | undefined;
   let notify: NotifyStandIn | undefined;
@@ -96,7 +60,7 @@ describe.skipIf(!haveGuest)('virt-launcher with its own libvirtd and a TCG guest
   // Every guest here runs under TCG on any host: the private root has no /dev/kvm and emulation is allowed.
   async function boot(uid: string, emulation: string[] = ['--allow-emulation']): Promise<LauncherProcess> {
     root = await mkdtemp('/tmp/vlt-launcher-root-');
-    await stageGuest(root);
+    await stageDemoGuest(root);
     notify = new NotifyStandIn();
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
     const l = startLauncherInPrivateRoot(root, 'none', [

@@ -4,42 +4,19 @@
 // process of that private root (node, libvirtd, virtlogd, QEMU and its probes) lives in it, QEMU included
 // although libvirtd daemonizes it, so once the launcher is gone no process may remain in it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
 import type { LauncherClient } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { cliPath, descendants, killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
+import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 import { isProbeArgv } from './daemons/probe-orphans.js';
 
-const guestDir = resolve(fileURLToPath(import.meta.url), '../../../../.cache/demo-guest');
-const haveGuest = existsSync(join(guestDir, 'vmlinuz')) && existsSync(join(guestDir, 'initramfs.gz'));
-
 function guestVmi(uid: string): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      apiVersion: 'kubevirt.io/v1',
-      kind: 'VirtualMachineInstance',
-      metadata: { name: 'guest', namespace: 'default', uid },
-      spec: {
-        domain: {
-          resources: { requests: { memory: '128Mi' } },
-          firmware: {
-            kernelBoot: {
-              kernelArgs: 'console=ttyS0 quiet panic=-1 rdinit=/init',
-              container: { image: 'demo', kernelPath: '/boot/vmlinuz', initrdPath: '/boot/initramfs.gz' },
-            },
-          },
-          devices: { disks: [{ name: 'containerdisk', disk: { bus: 'virtio' } }] },
-        },
-        volumes: [{ name: 'containerdisk', containerDisk: { image: 'demo' } }],
-        terminationGracePeriodSeconds: 3,
-      },
-    }),
-  );
+  return demoGuestVmi(uid, { terminationGracePeriodSeconds: 3 });
 }
 
 interface Proc {
@@ -82,7 +59,7 @@ async function exitOf(l: LauncherProcess, boundMs = 90_000): Promise<number | nu
   return Promise.race([l.exited, bound]);
 }
 
-describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, no /dev/kvm)', () => {
+describe.skipIf(!haveDemoGuest)('launcher robustness against a real libvirtd (TCG, no /dev/kvm)', () => {
   let root = '';
   const launchers: LauncherProcess[] = [];
   let notify: NotifyStandIn | undefined;
@@ -98,11 +75,7 @@ describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, n
 
   async function freshRoot(): Promise<void> {
     root = await mkdtemp('/tmp/vlt-launcher-robust-');
-    const disks = join(root, 'run/kubevirt/container-disks');
-    await mkdir(join(disks, 'kernel-boot'), { recursive: true });
-    await copyFile(join(guestDir, 'vmlinuz'), join(disks, 'kernel-boot/vmlinuz'));
-    await copyFile(join(guestDir, 'initramfs.gz'), join(disks, 'kernel-boot/initramfs.gz'));
-    await copyFile(join(guestDir, 'containerdisk.img'), join(disks, 'disk_0.img'));
+    await stageDemoGuest(root);
     notify = new NotifyStandIn();
     await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
   }
@@ -240,6 +213,9 @@ describe.skipIf(!haveGuest)('launcher robustness against a real libvirtd (TCG, n
     const client = await connectLauncher(l.readySocket);
     const version = client.call('getQemuVersion', {}, 60_000).catch((e: unknown) => e);
     const probe = await waitForProbe(ns);
+    // libvirtd runs several probes one after another: hold this one, so that it is still there when the daemon dies
+    // (else the daemon may already have reaped it and started the next, and the orphan is another pid).
+    process.kill(probe.pid, 'SIGSTOP');
     const daemon = (await processesIn(ns)).find((p) => p.comm === 'libvirtd');
     expect(daemon).toBeDefined();
     process.kill(daemon!.pid, 'SIGKILL');
