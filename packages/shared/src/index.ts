@@ -1,0 +1,18 @@
+// The face of @virt-launcher/shared: Kubernetes and KubeVirt basics that several packages need the same way.
+export {
+  DNS1123_LABEL_MAX,
+  DNS1123_SUBDOMAIN_MAX,
+  dns1123LabelProblem,
+  dns1123SubdomainProblem,
+  isDns1123Label,
+  isDns1123Subdomain,
+} from './dns1123.js';
+export {
+  ceilValue,
+  compareQuantities,
+  isInteger,
+  isNegative,
+  parseQuantity,
+  toBytes,
+  type Quantity,
+} from './quantity.js';
