@@ -6,7 +6,6 @@ export { convertRequest } from './request.js';
 export { hostContextDefaults, withDefaults, defaultPodInterfaces } from './context/host.js';
 export { DEFAULT_PATHS, resolvePaths, type ResolvedPaths } from './context/paths.js';
 export { ConversionError } from './errors.js';
-export { parseQuantity, toBytes, type Quantity } from './quantity.js';
 export type { Domain } from './domain/types.js';
 export type * as DomainTypes from './domain/types.js';
 export type { VirtualMachineInstance } from './vmi/types.js';

@@ -1,6 +1,6 @@
 // <memory> and <maxMemory>: guest memory, and the hot-plug ceiling from memory.maxGuest.
 import { ConversionError, quote } from '../errors.js';
-import { parseQuantity, toBytes } from '../quantity.js';
+import { parseQuantity, toBytes } from '@virt-launcher/shared';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import type { Configurator } from './configurator.js';
 

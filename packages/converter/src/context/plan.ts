@@ -1,6 +1,6 @@
 // Facts several configurators share, computed once before they run: CPU topology, vCPU count, the
 // IOThread plan and whether guest memory must be a memfd.
-import { parseQuantity } from '../quantity.js';
+import { parseQuantity } from '@virt-launcher/shared';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import type { ArchFacts } from './arch.js';
 

@@ -3,7 +3,7 @@
 // idempotent: an already-defaulted VMI (as the golden vectors hold) comes out unchanged.
 import { archFacts, type ArchFacts } from '../context/arch.js';
 import { ConversionError, quote } from '../errors.js';
-import { parseQuantity, toBytes } from '../quantity.js';
+import { parseQuantity, toBytes } from '@virt-launcher/shared';
 import { applyApiTypeDefaults } from './defaults-api.js';
 import { applyArchDefaults, applyArchFeatureDefaults } from './defaults-arch.js';
 import { applyHypervDependencies } from './defaults-hyperv.js';

@@ -6,10 +6,8 @@
 //          an interface name, so networks follow the same rule;
 //   metadata.name: a DNS-1123 subdomain, metadata.namespace: a DNS-1123 label (Kubernetes' object rules).
 
-export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-export const DNS1123_LABEL_MAX = 63;
-export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-export const DNS1123_SUBDOMAIN_MAX = 253;
+import { DNS1123_SUBDOMAIN_MAX } from '@virt-launcher/shared';
+
 export const INTERFACE_NAME = /^[A-Za-z0-9_-]+$/;
 
 /**
@@ -20,14 +18,6 @@ export const PATH_COMPONENT = /^[A-Za-z0-9_.+-]+$/;
 
 export function isPathComponent(name: string): boolean {
   return name.length <= DNS1123_SUBDOMAIN_MAX && PATH_COMPONENT.test(name) && name !== '.' && name !== '..';
-}
-
-export function isDns1123Label(name: string): boolean {
-  return name.length <= DNS1123_LABEL_MAX && DNS1123_LABEL.test(name);
-}
-
-export function isDns1123Subdomain(name: string): boolean {
-  return name.length <= DNS1123_SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(name);
 }
 
 export function isInterfaceName(name: string): boolean {

@@ -1,11 +1,9 @@
 // Boundary validation of a VMI object: shapes, enums and quantities. Each failure names the field path
 // and the value, so the message points at the line a person has to fix.
 import { ConversionError, quote } from '../errors.js';
-import { ceilValue, parseQuantity } from '../quantity.js';
+import { ceilValue, isDns1123Label, isDns1123Subdomain, parseQuantity } from '@virt-launcher/shared';
 import {
   INTERFACE_RULE,
-  isDns1123Label,
-  isDns1123Subdomain,
   isInterfaceName,
   isPathComponent,
   LABEL_RULE,
