@@ -10,7 +10,7 @@ import { readImageFacts, refuseExternalReferences } from './image.js';
 import { validateVolumeName } from './names.js';
 import { setQemuOwnership } from './ownership.js';
 import { report, type CallOptions } from './progress.js';
-import { alignDownToMiB, parseQuantity } from './quantity.js';
+import { alignDownToMiB, parseCapacity } from './quantity.js';
 import { run } from './run.js';
 
 export function emptyDiskPath(emptyDiskDir: string, volume: string): string {
@@ -21,7 +21,7 @@ export function emptyDiskPath(emptyDiskDir: string, volume: string): string {
 export async function createEmptyDisk(request: EmptyDiskRequest, options: CallOptions = {}): Promise<EmptyDiskResult> {
   validateVolumeName(request.volume);
   if (!request.emptyDiskDir) throw new InvalidRequestError('empty_disk_dir', 'must not be empty');
-  const size = alignDownToMiB(parseQuantity(request.capacity));
+  const size = alignDownToMiB(parseCapacity(request.capacity));
   if (size === 0n) throw new SizeTooSmallError(`volume ${request.volume}`, size);
   const path = emptyDiskPath(request.emptyDiskDir, request.volume);
   return singleFlight(

@@ -8,7 +8,7 @@ import { InsufficientSpaceError, InvalidRequestError, SizeTooSmallError, UnsafeP
 import type { HostDiskRequest, HostDiskResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { setQemuOwnership } from './ownership.js';
 import { report, type CallOptions } from './progress.js';
-import { MIB, alignDownToMiB, parseQuantity } from './quantity.js';
+import { MIB, alignDownToMiB, parseCapacity } from './quantity.js';
 
 const DEFAULT_RESERVE = 131072n;
 const DEFAULT_TOLERATION = 10;
@@ -59,7 +59,7 @@ export async function createHostDisk(request: HostDiskRequest, options: CallOpti
   if (!Number.isInteger(tolerationPercent) || tolerationPercent < 0 || tolerationPercent > 100) {
     throw new InvalidRequestError('toleration_percent', `${tolerationPercent} is not within 0..100`);
   }
-  const requested = alignDownToMiB(parseQuantity(request.capacity));
+  const requested = alignDownToMiB(parseCapacity(request.capacity));
   if (requested === 0n) throw new SizeTooSmallError(path, requested);
 
   if (await existingHostDisk(path)) {

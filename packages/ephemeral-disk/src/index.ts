@@ -17,7 +17,7 @@ export {
 } from './image.js';
 export { detectIsoTool, validateIsoLabel, type IsoTool } from './iso.js';
 export { validateVolumeName, validateNamespace, validateObjectName } from './names.js';
-export { parseQuantity, alignDownToMiB } from './quantity.js';
+export { parseCapacity, alignDownToMiB } from './quantity.js';
 export { formatLogLine, type ProgressEvent, type ProgressListener, type CallOptions } from './progress.js';
 export * from './errors.js';
 export { readAccessCredentialKeys } from './access-credentials.js';

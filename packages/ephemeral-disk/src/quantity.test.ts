@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidQuantityError, alignDownToMiB, parseQuantity } from './index.js';
+import { InvalidQuantityError, alignDownToMiB, parseCapacity } from './index.js';
 
-describe('parseQuantity', () => {
+describe('parseCapacity', () => {
   it.each([
     ['1Gi', 1073741824n],
     ['500M', 500000000n],
@@ -20,24 +20,24 @@ describe('parseQuantity', () => {
     ['1e-3', 1n],
     ['12345678901234567890', 12345678901234567890n],
   ])('%s is %d bytes', (text, bytes) => {
-    expect(parseQuantity(text)).toBe(bytes);
+    expect(parseCapacity(text)).toBe(bytes);
   });
 
   it.each(['', 'Gi', '1GiB', '-1Gi', '1 Gi', '1.2.3', 'abc', '1e99', '0x10', '1ki'])('refuses %j', (text) => {
-    expect(() => parseQuantity(text)).toThrow(InvalidQuantityError);
+    expect(() => parseCapacity(text)).toThrow(InvalidQuantityError);
   });
 
   it('scales binary suffixes exactly for any integer', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 2n ** 70n }), (n) => {
-        expect(parseQuantity(`${n}Mi`)).toBe(n * 1048576n);
-        expect(parseQuantity(`${n}G`)).toBe(n * 1000000000n);
+        expect(parseCapacity(`${n}Mi`)).toBe(n * 1048576n);
+        expect(parseCapacity(`${n}G`)).toBe(n * 1000000000n);
       }),
     );
   });
 
   it('aligns down to whole MiB', () => {
-    expect(alignDownToMiB(parseQuantity('1.5Mi'))).toBe(1048576n);
-    expect(alignDownToMiB(parseQuantity('1000Ki'))).toBe(0n);
+    expect(alignDownToMiB(parseCapacity('1.5Mi'))).toBe(1048576n);
+    expect(alignDownToMiB(parseCapacity('1000Ki'))).toBe(0n);
   });
 });

@@ -1,5 +1,6 @@
 // The launcher's own view of a VirtualMachineInstance: only the fields it acts on, validated up front so a
 // malformed or hostile request fails with a message naming the problem before anything touches the disk.
+import { isDns1123Label, isDns1123Subdomain } from '@virt-launcher/shared';
 import { InvalidRequestError } from './errors.js';
 
 export interface VolumeView {
@@ -47,21 +48,15 @@ export interface VmiView {
 // config ISOs) before the converter runs: disks are DNS-1123 labels and every volume matches a disk (or a
 // filesystem), so volumes are too; interfaces are letters, digits, '-' and '_', and every network matches
 // an interface. Object names follow Kubernetes: the VMI a DNS-1123 subdomain, its namespace a label.
-const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const interfaceName = /^[A-Za-z0-9_-]+$/;
-
 interface NameRule {
-  pattern: RegExp;
-  max: number;
+  test: (name: string) => boolean;
   what: string;
 }
 
-const LABEL: NameRule = { pattern: label, max: 63, what: 'a DNS-1123 label' };
-const SUBDOMAIN: NameRule = { pattern: subdomain, max: 253, what: 'a DNS-1123 subdomain' };
+const LABEL: NameRule = { test: isDns1123Label, what: 'a DNS-1123 label' };
+const SUBDOMAIN: NameRule = { test: isDns1123Subdomain, what: 'a DNS-1123 subdomain' };
 const INTERFACE: NameRule = {
-  pattern: interfaceName,
-  max: Infinity,
+  test: (name) => /^[A-Za-z0-9_-]+$/.test(name),
   what: "a valid interface name (letters, digits, '-', '_')",
 };
 
@@ -72,7 +67,7 @@ function quoted(value: unknown): string {
 }
 
 function checkName(field: string, value: unknown, rule: NameRule): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > rule.max || !rule.pattern.test(value)) {
+  if (typeof value !== 'string' || !rule.test(value)) {
     throw new InvalidRequestError(`${field}: ${quoted(value)} is not ${rule.what}`, field);
   }
   return value;

@@ -31,7 +31,7 @@ export function diskImgPath(env: SyncEnv, volume: string): string {
 export function pvcDiskSize(eph: EphemeralDiskFace, info: StorageSpec['pvc'][string] | undefined): string {
   if (!info) return '';
   const { capacity, requests } = info;
-  if (requests && (!capacity || eph.parseQuantity(capacity) < eph.parseQuantity(requests))) return requests;
+  if (requests && (!capacity || eph.parseCapacity(capacity) < eph.parseCapacity(requests))) return requests;
   return capacity;
 }
 
