@@ -49,39 +49,70 @@ class ThreadIds {
   }
 }
 
-function convertDisk(
-  vmi: VirtualMachineInstance,
-  disk: Disk,
-  i: number,
-  target: string,
-  ctx: Resolved,
-  threads: ThreadIds,
-  lookup: VolumeLookup,
-): DomainDisk | undefined {
-  const field = `spec.domain.devices.disks[${i}]`;
-  const kind = disk.cdrom ? 'cdrom' : disk.lun ? 'lun' : 'disk';
+/** What every step of one disk's conversion reads; the steps then fill one DomainDisk in order. */
+interface DiskInput {
+  vmi: VirtualMachineInstance;
+  disk: Disk;
+  /** The disk's path in the VMI, for error messages. */
+  field: string;
+  kind: 'cdrom' | 'lun' | 'disk';
+  device: NonNullable<Disk['disk']>;
+  bus: string;
+  target: string;
+  ctx: Resolved;
+}
+
+function describeDisk(vmi: VirtualMachineInstance, disk: Disk, i: number, target: string, ctx: Resolved): DiskInput {
   const device = disk.cdrom ?? disk.lun ?? disk.disk ?? {};
-  const bus = device.bus ?? ctx.arch.defaultDiskBus;
-  const volumes = vmi.spec.volumes ?? [];
-  const volumeIndex = lookup.index.get(disk.name) ?? -1;
-  if (volumeIndex < 0 && kind !== 'cdrom')
-    throw new ConversionError(`${field}.name`, disk.name, `no volume named ${quote(disk.name)}`);
-  if (!included(disk.name, ctx, volumeIndex < 0, lookup.anyPermanent)) return undefined;
-  const errorPolicy = disk.errorPolicy || 'stop';
-  const out: DomainDisk = {
+  return {
+    vmi,
+    disk,
+    field: `spec.domain.devices.disks[${i}]`,
+    kind: disk.cdrom ? 'cdrom' : disk.lun ? 'lun' : 'disk',
+    device,
+    bus: device.bus ?? ctx.arch.defaultDiskBus,
+    target,
+    ctx,
+  };
+}
+
+/** Index of the disk's volume, or -1 for a CD-ROM without one; any other disk needs a volume. */
+function volumeIndexOf(input: DiskInput, lookup: VolumeLookup): number {
+  const volumeIndex = lookup.index.get(input.disk.name) ?? -1;
+  if (volumeIndex < 0 && input.kind !== 'cdrom')
+    throw new ConversionError(`${input.field}.name`, input.disk.name, `no volume named ${quote(input.disk.name)}`);
+  return volumeIndex;
+}
+
+/** Device kind, target and bus, serial, the driver's cache/io/error policy, alias and boot order. */
+function targetAndDriver({ disk, kind, bus, target }: DiskInput): DomainDisk {
+  return {
     device: kind,
     type: 'file',
     source: {},
     target: { bus, dev: target, tray: disk.cdrom?.tray || undefined },
     serial: disk.serial || undefined,
-    driver: { name: 'qemu', cache: disk.cache || undefined, io: disk.io || undefined, errorPolicy },
+    driver: {
+      name: 'qemu',
+      cache: disk.cache || undefined,
+      io: disk.io || undefined,
+      errorPolicy: disk.errorPolicy || 'stop',
+    },
     alias: userAlias(disk.name),
     bootOrder: disk.bootOrder || undefined,
   };
+}
+
+/** virtio model, read-only (a CD-ROM is read-only unless it says otherwise) and discard. */
+function deviceFlags(out: DomainDisk, { disk, kind, device, bus, ctx }: DiskInput): void {
   if (bus === 'virtio') out.model = ctx.virtioModel;
   if (kind === 'cdrom') out.readonly = disk.cdrom?.readonly !== false;
   else out.readonly = device.readonly === true || undefined;
   if (kind !== 'cdrom' && !ctx.raw.volumesDiscardIgnore.includes(disk.name)) out.driver.discard = 'unmap';
+}
+
+/** SCSI disks sit on controller 0 at the unit their target names; a PCI address only on the virtio bus. */
+function deviceAddress(out: DomainDisk, { disk, bus, target, field }: DiskInput): void {
   if (bus === 'scsi')
     out.address = { type: 'drive', controller: '0', bus: '0', unit: String(suffixToIndex(target.slice(2))) };
   const pci = disk.disk?.pciAddress;
@@ -92,18 +123,28 @@ function convertDisk(
       throw new ConversionError(f, v, `${quote(v)} is not a PCI address`);
     });
   }
-  if (bus === 'virtio') {
-    if (vmi.spec.domain.devices.blockMultiQueue) out.driver.queues = ctx.vcpus;
-    if (ctx.launchSecurity) out.driver.iommu = 'on';
-    threads.assign(disk, out.driver);
-  }
-  if (disk.lun?.reservation) {
-    out.source.reservations = {
-      managed: 'no',
-      migration: 'yes',
-      source: { type: 'unix', path: `${ctx.paths.kubevirtRunDir}/daemons/pr/pr-helper.sock`, mode: 'client' },
-    };
-  }
+}
+
+/** virtio only: multi-queue, IOMMU under launch security, IOThreads. */
+function virtioDriver(out: DomainDisk, { vmi, disk, bus, ctx }: DiskInput, threads: ThreadIds): void {
+  if (bus !== 'virtio') return;
+  if (vmi.spec.domain.devices.blockMultiQueue) out.driver.queues = ctx.vcpus;
+  if (ctx.launchSecurity) out.driver.iommu = 'on';
+  threads.assign(disk, out.driver);
+}
+
+/** Persistent reservations go through the pod's pr-helper socket. */
+function reservation(out: DomainDisk, { disk, ctx }: DiskInput): void {
+  if (!disk.lun?.reservation) return;
+  out.source.reservations = {
+    managed: 'no',
+    migration: 'yes',
+    source: { type: 'unix', path: `${ctx.paths.kubevirtRunDir}/daemons/pr/pr-helper.sock`, mode: 'client' },
+  };
+}
+
+/** Shareable (cache none, the only safe cache for a disk written by two guests) and a custom block size. */
+function sharingAndBlockSize(out: DomainDisk, { disk, field }: DiskInput): void {
   if (disk.shareable) {
     out.shareable = true;
     out.driver.cache ??= 'none';
@@ -113,13 +154,17 @@ function convertDisk(
   const custom = disk.blockSize?.custom;
   if (custom)
     out.blockio = { logical: custom.logical, physical: custom.physical, discardGranularity: custom.discardGranularity };
-  if (volumeIndex < 0) {
-    // A CD-ROM without a volume is an empty tray, ready for media to be inserted later.
-    out.type = 'block';
-    out.driver = { ...out.driver, type: 'raw', discard: 'unmap' };
-    return out;
-  }
-  const vd = volumeDisk(vmi, volumes[volumeIndex]!, volumeIndex, ctx);
+}
+
+/** A CD-ROM without a volume is an empty tray, ready for media to be inserted later. */
+function emptyTray(out: DomainDisk): void {
+  out.type = 'block';
+  out.driver = { ...out.driver, type: 'raw', discard: 'unmap' };
+}
+
+/** The volume's source, format, backing store and discard; a metrics disk gets a fixed read-only raw driver. */
+function volumeSource(out: DomainDisk, { vmi, disk, ctx }: DiskInput, volumeIndex: number): void {
+  const vd = volumeDisk(vmi, (vmi.spec.volumes ?? [])[volumeIndex]!, volumeIndex, ctx);
   out.type = vd.type;
   // volumeDisk() returns a fresh source: keep it and add the reservations (spreading it cost ~10% of convert).
   const reservations = out.source.reservations;
@@ -132,11 +177,33 @@ function convertDisk(
   if (vd.metricsDisk) {
     // A fixed raw driver replaces the device's settings; the error policy and IOThread are set after
     // the source in KubeVirt, so they stay.
-    const { iothread, iothreads } = out.driver;
+    const { errorPolicy, iothread, iothreads } = out.driver;
     out.driver = { name: 'qemu', type: 'raw', errorPolicy, iothread, iothreads };
     out.readonly = true;
     out.model = ctx.virtioModel;
   }
+}
+
+function convertDisk(
+  vmi: VirtualMachineInstance,
+  disk: Disk,
+  i: number,
+  target: string,
+  ctx: Resolved,
+  threads: ThreadIds,
+  lookup: VolumeLookup,
+): DomainDisk | undefined {
+  const input = describeDisk(vmi, disk, i, target, ctx);
+  const volumeIndex = volumeIndexOf(input, lookup);
+  if (!included(disk.name, ctx, volumeIndex < 0, lookup.anyPermanent)) return undefined;
+  const out = targetAndDriver(input);
+  deviceFlags(out, input);
+  deviceAddress(out, input);
+  virtioDriver(out, input, threads);
+  reservation(out, input);
+  sharingAndBlockSize(out, input);
+  if (volumeIndex < 0) emptyTray(out);
+  else volumeSource(out, input, volumeIndex);
   return out;
 }
 
