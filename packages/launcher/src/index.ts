@@ -8,8 +8,16 @@ export { CmdClient, CmdService } from './gen/kubevirt/cmd/v1/cmd.js';
 export { CmdInfoClient, CmdInfoService } from './gen/kubevirt/cmd/info/info.js';
 export { NotifyClient, NotifyService } from './gen/kubevirt/notify/v1/notify.js';
 export { NotifyInfoClient, NotifyInfoService } from './gen/kubevirt/notify/info/info.js';
-export { connectLauncher, negotiateVersion, VersionMismatchError, clientCmdVersions } from './cmd-client.js';
-export type { LauncherClient } from './cmd-client.js';
+export {
+  connectLauncher,
+  negotiateVersion,
+  VersionMismatchError,
+  LauncherConnectError,
+  clientCmdVersions,
+  DIAL_TIMEOUT_MS,
+  DEFAULT_CALL_TIMEOUT_MS,
+} from './cmd-client.js';
+export type { LauncherClient, ConnectOptions } from './cmd-client.js';
 export type { CmdMethod, RequestOf, ResponseOf } from './cmd-server/rpc-table.js';
 export { parseFlags } from './flags.js';
 export type { LauncherFlags } from './flags.js';

@@ -1,12 +1,13 @@
 // The notify client: domain events to the handler's socket (kubevirt.notify.v1.Notify) after the NotifyInfo
 // handshake. Retry policy of docs/cmd-contract.md#notify: try at once then every second for 20 s; transient failures
 // (no gRPC status, Unavailable, DeadlineExceeded, Aborted) drop the connection and retry; others fail.
-import { credentials, Metadata, status } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
-import { NotifyInfoClient } from '../gen/kubevirt/notify/info/info.js';
-import { NotifyClient } from '../gen/kubevirt/notify/v1/notify.js';
-import type { DomainEventRequest, Response } from '../gen/kubevirt/notify/v1/notify.js';
+import { status } from '@grpc/grpc-js';
+import type { Client, ServiceError } from '@grpc/grpc-js';
+import { NotifyInfoService } from '../gen/kubevirt/notify/info/info.js';
+import { NotifyService } from '../gen/kubevirt/notify/v1/notify.js';
+import type { DomainEventRequest } from '../gen/kubevirt/notify/v1/notify.js';
 import { negotiateVersion } from '../cmd-client.js';
+import { callUnary, openChannel } from '../grpc/unary.js';
 import { log } from '../log.js';
 import { Mutex } from '../domain/lock.js';
 
@@ -27,10 +28,6 @@ function isTransient(err: unknown): boolean {
   return typeof code !== 'number' || transient.has(code);
 }
 
-function call<Res>(fn: (cb: (err: ServiceError | null, res: Res) => void) => void): Promise<Res> {
-  return new Promise((resolve, reject) => fn((err, res) => (err ? reject(err) : resolve(res))));
-}
-
 export interface NotifierOptions {
   totalMs?: number;
   intervalMs?: number;
@@ -38,7 +35,7 @@ export interface NotifierOptions {
 }
 
 export class Notifier {
-  private client: NotifyClient | undefined;
+  private client: Client | undefined;
   private readonly lock = new Mutex();
   private readonly totalMs: number;
   private readonly intervalMs: number;
@@ -53,21 +50,18 @@ export class Notifier {
     this.callTimeoutMs = options.callTimeoutMs ?? 5000;
   }
 
-  private async connect(): Promise<NotifyClient> {
+  private async connect(): Promise<Client> {
     if (this.client) return this.client;
-    const address = `unix://${this.socketPath}`;
-    const opts = { 'grpc.default_authority': 'localhost' };
-    const info = new NotifyInfoClient(address, credentials.createInsecure(), opts);
+    // One channel for the handshake and the events that follow it.
+    const channel = openChannel(this.socketPath);
     try {
-      const deadline = Date.now() + 2000;
-      const res = await call<{ supportedNotifyVersions: number[] }>((cb) =>
-        info.info({}, new Metadata(), { deadline }, cb),
-      );
+      const res = await callUnary(channel, NotifyInfoService.info, {}, 2000);
       negotiateVersion(res.supportedNotifyVersions, [1]);
-    } finally {
-      info.close();
+    } catch (err) {
+      channel.close();
+      throw err;
     }
-    this.client = new NotifyClient(address, credentials.createInsecure(), opts);
+    this.client = channel;
     log.info(`Successfully connected to domain notify socket at ${this.socketPath}`);
     return this.client;
   }
@@ -83,8 +77,7 @@ export class Notifier {
       for (;;) {
         try {
           const client = await this.connect();
-          const deadline = Date.now() + this.callTimeoutMs;
-          const res = await call<Response>((cb) => client.handleDomainEvent(request, new Metadata(), { deadline }, cb));
+          const res = await callUnary(client, NotifyService.handleDomainEvent, request, this.callTimeoutMs);
           if (!res.success && res.message !== '') throw new NotifyError(res.message);
           return;
         } catch (err) {
