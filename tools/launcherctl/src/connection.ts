@@ -1,18 +1,11 @@
 // One connection to a launcher's cmd socket, opened the way virt-handler's NewClient opens it: a blocking
 // dial bounded by 2 s, then CmdInfo.Info bounded by 5 s and KubeVirt's version negotiation, then v1 calls
-// on the same channel. The generated service definitions come from the launcher package's face.
-import { Client, Metadata, credentials } from '@grpc/grpc-js';
-import type { ServiceError } from '@grpc/grpc-js';
+// on the same channel. The client is the launcher package's connectLauncher; this file adds the socket checks
+// and launcherctl's typed errors.
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import {
-  CmdInfoService,
-  CmdService,
-  clientCmdVersions,
-  negotiateVersion,
-  VersionMismatchError,
-} from '@virt-launcher/launcher';
-import type { CmdMethod, RequestOf, ResponseOf } from '@virt-launcher/launcher';
+import { connectLauncher, LauncherConnectError, VersionMismatchError } from '@virt-launcher/launcher';
+import type { CmdMethod, LauncherClient, RequestOf, ResponseOf } from '@virt-launcher/launcher';
 import { HandshakeError, SocketError } from './errors.js';
 import { isServiceError, rpcErrorText } from './handle-error.js';
 
@@ -46,79 +39,53 @@ export async function checkSocket(socketPath: string): Promise<SocketFacts> {
   return { markedUnresponsive };
 }
 
-function unary<Req, Res>(
-  client: Client,
-  def: { path: string; requestSerialize: (v: Req) => Buffer; responseDeserialize: (b: Buffer) => Res },
-  request: Req,
-  timeoutMs: number,
-): Promise<Res> {
-  return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(
-      def.path,
-      def.requestSerialize,
-      def.responseDeserialize,
-      request,
-      new Metadata(),
-      { deadline: Date.now() + timeoutMs },
-      (err: ServiceError | null, res?: Res) => (err || res === undefined ? reject(err) : resolve(res)),
-    );
-  });
-}
-
 export class LauncherConnection {
-  private constructor(
-    private readonly client: Client,
-    readonly socketPath: string,
-    readonly serverVersions: number[],
-    readonly version: number,
-  ) {}
+  private constructor(private readonly client: LauncherClient) {}
 
+  get socketPath(): string {
+    return this.client.socketPath;
+  }
+
+  get serverVersions(): number[] {
+    return this.client.serverVersions;
+  }
+
+  get version(): number {
+    return this.client.version;
+  }
+
+  /** Opens the socket with the launcher's own client; its failures become launcherctl's typed errors. */
   static async open(socketPath: string): Promise<LauncherConnection> {
-    // The handler sets :authority to localhost; a unix path would otherwise become the authority.
-    const client = new Client(`unix://${socketPath}`, credentials.createInsecure(), {
-      'grpc.default_authority': 'localhost',
-    });
     try {
-      await new Promise<void>((resolve, reject) =>
-        client.waitForReady(Date.now() + DIAL_TIMEOUT_MS, (err) => (err ? reject(err) : resolve())),
-      );
+      const client = await connectLauncher(socketPath, {
+        dialTimeoutMs: DIAL_TIMEOUT_MS,
+        callTimeoutMs: INFO_TIMEOUT_MS,
+      });
+      return new LauncherConnection(client);
     } catch (err) {
-      client.close();
-      throw new SocketError(socketPath, 'unreachable', `cannot connect to ${socketPath}: ${(err as Error).message}`);
-    }
-    let serverVersions: number[];
-    try {
-      ({ supportedCmdVersions: serverVersions } = await unary(client, CmdInfoService.info, {}, INFO_TIMEOUT_MS));
-    } catch (err) {
-      client.close();
-      const text = isServiceError(err) ? rpcErrorText(err) : String(err);
-      throw new HandshakeError(`could not check cmd server version: ${text}`);
-    }
-    try {
-      return new LauncherConnection(
-        client,
-        socketPath,
-        serverVersions,
-        negotiateVersion(serverVersions, clientCmdVersions),
-      );
-    } catch (err) {
-      client.close();
-      if (err instanceof VersionMismatchError) throw new HandshakeError(err.message, serverVersions);
-      throw err;
+      throw asConnectFailure(socketPath, err);
     }
   }
 
   /** One v1 RPC; rejects with the grpc-js ServiceError so the caller can apply handleError's rules. */
   call<K extends CmdMethod>(method: K, request: RequestOf<K>, timeoutMs: number): Promise<ResponseOf<K>> {
-    const def = CmdService[method] as unknown as {
-      path: string;
-      requestSerialize: (v: RequestOf<K>) => Buffer;
-      responseDeserialize: (b: Buffer) => ResponseOf<K>;
-    };
-    return unary(this.client, def, request, timeoutMs);
+    return this.client.call(method, request, timeoutMs);
   }
 
   close(): void {
     this.client.close();
   }
+}
+
+function asConnectFailure(socketPath: string, err: unknown): Error {
+  if (err instanceof VersionMismatchError) return new HandshakeError(err.message, err.server);
+  if (err instanceof LauncherConnectError && err.stage === 'dial') {
+    const why = err.cause instanceof Error ? err.cause.message : String(err.cause);
+    return new SocketError(socketPath, 'unreachable', `cannot connect to ${socketPath}: ${why}`);
+  }
+  if (err instanceof LauncherConnectError) {
+    const text = isServiceError(err.cause) ? rpcErrorText(err.cause) : String(err.cause);
+    return new HandshakeError(`could not check cmd server version: ${text}`);
+  }
+  return err instanceof Error ? err : new Error(String(err));
 }
