@@ -16,3 +16,4 @@ export {
   toBytes,
   type Quantity,
 } from './quantity.js';
+export { createLogger, silentLogger, type LogFields, type LogLevel, type Logger, type LoggerOptions } from './log.js';
