@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCidrError, InvalidPortError, InvalidRequestError } from './errors.js';
 import { parsePorts } from './ports.js';
-import { planMasquerade } from './plan.js';
+import { guestFamilies, planMasquerade } from './plan.js';
 import { MasqueradeRequest } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 import type { PodInterfaceFacts } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
@@ -184,5 +184,33 @@ describe('planMasquerade: links, sysctls, addressing', () => {
     expect(plan.nftTables.map((x) => x.family)).toEqual(['ip6']);
     expect(plan.dhcp!.v4).toBeUndefined();
     expect(plan.sysctls).toEqual([{ path: 'net/ipv6/conf/all/forwarding', value: '1' }]);
+  });
+});
+
+describe('guestFamilies (the step that picks the guest address families)', () => {
+  const cidrs = { vmNetworkCidr: '', vmIpv6NetworkCidr: '' };
+  it('IPv4 from a global pod IPv4 address, IPv6 only when requested', () => {
+    expect(guestFamilies(pod, { ...cidrs, ipv6: false })).toEqual({
+      ipv4: { gatewayIp: '10.0.2.1', guestIp: '10.0.2.2', prefixLength: 24 },
+      ipv6: undefined,
+    });
+    const both = guestFamilies(pod, { ...cidrs, ipv6: true });
+    expect(both.ipv4?.guestIp).toBe('10.0.2.2');
+    expect(both.ipv6?.prefixLength).toBeGreaterThan(0);
+  });
+
+  it('a custom CIDR moves the gateway and guest addresses', () => {
+    expect(guestFamilies(pod, { ...cidrs, vmNetworkCidr: '192.168.7.0/28', ipv6: false }).ipv4).toEqual({
+      gatewayIp: '192.168.7.1',
+      guestIp: '192.168.7.2',
+      prefixLength: 28,
+    });
+  });
+
+  it('refuses IPv6 without a global pod IPv6 address, and a pod with no family left', () => {
+    const linkLocalOnly = { ...pod, ipv6Addresses: [{ address: 'fe80::1', prefixLength: 64 }] };
+    expect(() => guestFamilies(linkLocalOnly, { ...cidrs, ipv6: true })).toThrow(InvalidRequestError);
+    const noV4 = { ...linkLocalOnly, ipv4Addresses: [] };
+    expect(() => guestFamilies(noV4, { ...cidrs, ipv6: false })).toThrow(/no global IPv4 address/);
   });
 });

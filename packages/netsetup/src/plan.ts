@@ -8,12 +8,14 @@ import { natRules, renderTable } from './nft-rules.js';
 import type { NftFamily } from './nft-rules.js';
 import { validatePorts } from './ports.js';
 import type {
+  BridgePlan,
   GuestAddressing,
   MasqueradePlan,
   MasqueradeRequest,
   NftTablePlan,
   PodInterfaceFacts,
   Sysctl,
+  TapPlan,
 } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
 /** KubeVirt caps NetworkQueuesCapacity at 256. */
@@ -47,28 +49,54 @@ function sysctlsFor(bridge: string, v4: boolean, v6: boolean): Sysctl[] {
   return out;
 }
 
-export function planMasquerade(request: MasqueradeRequest): MasqueradePlan {
+/** The request's names and limits, checked before anything is planned: pod facts, ports, queues, link names. */
+function checkedRequest(request: MasqueradeRequest) {
   const pod = checkedPod(request.pod);
   const ports = validatePorts(request.ports);
   if (request.queues > MAX_QUEUES) throw new InvalidRequestError(`queues ${request.queues} exceeds ${MAX_QUEUES}`);
   const bridge = checkIfname(bridgeNameFor(pod.name), 'bridge');
   const tap = checkIfname(request.tapName || tapNameFor(pod.name), 'tap');
+  return { pod, ports, bridge, tap };
+}
 
+export interface GuestFamilies {
+  ipv4: GuestAddressing | undefined;
+  ipv6: GuestAddressing | undefined;
+}
+
+/**
+ * IPv4 whenever the pod has a global IPv4 address; IPv6 only when asked for, and then the pod must have a global
+ * IPv6 address. At least one family must remain.
+ */
+export function guestFamilies(
+  pod: PodInterfaceFacts,
+  request: Pick<MasqueradeRequest, 'ipv6' | 'vmNetworkCidr' | 'vmIpv6NetworkCidr'>,
+): GuestFamilies {
   const v4 = hasGlobal(pod, 4);
   if (request.ipv6 && !hasGlobal(pod, 6)) {
     throw new InvalidRequestError(`IPv6 requested but "${pod.name}" has no global IPv6 address`);
   }
   const v6 = request.ipv6;
   if (!v4 && !v6) throw new InvalidRequestError(`"${pod.name}" has no global IPv4 address (and IPv6 is off)`);
-  const ipv4 = v4 ? addressing(request.vmNetworkCidr, 4) : undefined;
-  const ipv6 = v6 ? addressing(request.vmIpv6NetworkCidr, 6) : undefined;
+  return {
+    ipv4: v4 ? addressing(request.vmNetworkCidr, 4) : undefined,
+    ipv6: v6 ? addressing(request.vmIpv6NetworkCidr, 6) : undefined,
+  };
+}
 
+/** One NAT table per guest family, in the order ip, ip6. */
+function nftTablesFor(
+  request: MasqueradeRequest,
+  checked: ReturnType<typeof checkedRequest>,
+  families: GuestFamilies,
+): NftTablePlan[] {
+  const { pod, ports, bridge } = checked;
   const nftTables: NftTablePlan[] = [];
-  const families: Array<[NftFamily, GuestAddressing | undefined]> = [
-    ['ip', ipv4],
-    ['ip6', ipv6],
+  const byFamily: Array<[NftFamily, GuestAddressing | undefined]> = [
+    ['ip', families.ipv4],
+    ['ip6', families.ipv6],
   ];
-  for (const [family, addr] of families) {
+  for (const [family, addr] of byFamily) {
     if (!addr) continue;
     const rules = natRules({
       family,
@@ -84,25 +112,43 @@ export function planMasquerade(request: MasqueradeRequest): MasqueradePlan {
     });
     nftTables.push({ family, name: NFT_TABLE, text: renderTable(family, NFT_TABLE, rules) });
   }
+  return nftTables;
+}
 
+/** The bridge carries the pod's MTU, its fixed MAC and the gateway address of each guest family. */
+function bridgePlan(bridge: string, pod: PodInterfaceFacts, { ipv4, ipv6 }: GuestFamilies): BridgePlan {
+  return {
+    name: bridge,
+    mac: BRIDGE_MAC,
+    mtu: pod.mtu,
+    addresses: [ipv4, ipv6].filter((a) => a !== undefined).map((a) => `${a.gatewayIp}/${a.prefixLength}`),
+  };
+}
+
+/** The tap is enslaved to the bridge, owned by the launcher's user, multi-queue when more than one queue. */
+function tapPlan(request: MasqueradeRequest, tap: string, bridge: string, pod: PodInterfaceFacts): TapPlan {
+  return {
+    name: tap,
+    master: bridge,
+    mtu: pod.mtu,
+    ownerUid: request.tapUid,
+    ownerGid: request.tapGid,
+    queues: request.queues,
+    multiqueue: request.queues > 1,
+  };
+}
+
+export function planMasquerade(request: MasqueradeRequest): MasqueradePlan {
+  const checked = checkedRequest(request);
+  const { pod, bridge, tap } = checked;
+  const families = guestFamilies(pod, request);
+  const { ipv4, ipv6 } = families;
+  const nftTables = nftTablesFor(request, checked, families);
   return {
     podInterface: pod.name,
-    bridge: {
-      name: bridge,
-      mac: BRIDGE_MAC,
-      mtu: pod.mtu,
-      addresses: [ipv4, ipv6].filter((a) => a !== undefined).map((a) => `${a.gatewayIp}/${a.prefixLength}`),
-    },
-    tap: {
-      name: tap,
-      master: bridge,
-      mtu: pod.mtu,
-      ownerUid: request.tapUid,
-      ownerGid: request.tapGid,
-      queues: request.queues,
-      multiqueue: request.queues > 1,
-    },
-    sysctls: sysctlsFor(bridge, v4, v6),
+    bridge: bridgePlan(bridge, pod, families),
+    tap: tapPlan(request, tap, bridge, pod),
+    sysctls: sysctlsFor(bridge, ipv4 !== undefined, ipv6 !== undefined),
     nftTables,
     nftRuleset: nftTables.map((t) => t.text).join(''),
     ipv4,
