@@ -2,7 +2,7 @@
 // UsageError that the CLI prints as one line and exits 2 on.
 import { parseArgs } from 'node:util';
 import { type DhcpServerConfig, DhcpV4Config, DhcpV6Config } from '@virt-launcher/contracts';
-import type { LogLevel } from './log.js';
+import type { LogLevel } from '@virt-launcher/shared';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';

@@ -3,7 +3,7 @@
 // Exit codes: 0 after a signal, 2 for bad flags or config, 1 when the socket cannot be opened.
 import './no-inspector.js';
 import { DhcpConfigError } from './errors.js';
-import { jsonLogger } from './log.js';
+import { createLogger } from '@virt-launcher/shared';
 import { startDhcpServer } from './server.js';
 import { USAGE, UsageError, parseServeArgs } from './cli-args.js';
 
@@ -18,7 +18,7 @@ async function main(): Promise<number> {
     }
     throw e;
   }
-  const logger = jsonLogger('virt-dhcp', { level: command.logLevel });
+  const logger = createLogger({ component: 'virt-dhcp', level: command.logLevel });
   let server;
   try {
     server = await startDhcpServer(command.config, { logger });

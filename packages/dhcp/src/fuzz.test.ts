@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DhcpV4Config, DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpDecodeError } from './errors.js';
-import { silentLogger } from './log.js';
+import { silentLogger } from '@virt-launcher/shared';
 import { clientBytes } from './testing/requests.js';
 import { decodeDhcpPacket, encodeDhcpPacket } from './v4/packet.js';
 import { MessageType as T, Opt } from './v4/options.js';

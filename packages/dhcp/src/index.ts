@@ -6,5 +6,4 @@ export { encodeDomainSearch, decodeDomainSearch, isValidSearchDomain } from './v
 export { encodeClasslessRoutes, decodeClasslessRoutes, type ClasslessRoute } from './v4/classless-routes.js';
 export { decodeDhcpv6Message, encodeDhcpv6Message, type Dhcpv6Message } from './v6/message.js';
 export { DhcpDecodeError, DhcpEncodeError, DhcpConfigError, DhcpSocketError } from './errors.js';
-export { jsonLogger, silentLogger, type Logger, type LogLevel } from './log.js';
 // The configuration startDhcpServer takes is DhcpServerConfig of @virt-launcher/contracts (netsetup writes it).

@@ -1,7 +1,7 @@
 // startDhcpServer: one DHCPv4 and/or one DHCPv6 server for one bridge, as the launcher starts per masquerade NIC.
 import type { DhcpServerConfig } from '@virt-launcher/contracts';
 import { DhcpConfigError } from './errors.js';
-import { type Logger, jsonLogger } from './log.js';
+import { type Logger, createLogger } from '@virt-launcher/shared';
 import { type V4Server, type V4Stats, startV4 } from './v4/server.js';
 import { type V6Server, type V6Stats, startV6 } from './v6/server.js';
 
@@ -18,7 +18,7 @@ export interface DhcpServer {
 }
 
 export async function startDhcpServer(config: DhcpServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
-  const logger = options.logger ?? jsonLogger('virt-dhcp');
+  const logger = options.logger ?? createLogger({ component: 'virt-dhcp' });
   if (!config.v4 && !config.v6) throw new DhcpConfigError('neither v4 nor v6 is configured', 'v4');
   let v4: V4Server | undefined;
   let v6: V6Server | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DhcpV4Config } from '@virt-launcher/contracts';
-import { silentLogger } from '../log.js';
+import { silentLogger } from '@virt-launcher/shared';
 import { clientPacket } from '../testing/requests.js';
 import { MessageType as T, Opt, type Options } from './options.js';
 import { decodeDhcpPacket, encodeDhcpPacket } from './packet.js';

@@ -1,7 +1,7 @@
 // One datagram in, at most one reply out. Nothing a client sends may stop the server, so everything runs inside
 // one try/catch and is only logged. Separate from the socket so the start-up warm-up can drive the same code.
 import { DhcpDecodeError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '@virt-launcher/shared';
 import { formatMac } from '../addr.js';
 import type { Peer } from '../bound-socket.js';
 import { decodeDhcpPacket } from './packet.js';

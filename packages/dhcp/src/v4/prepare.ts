@@ -3,7 +3,7 @@
 // 224..254 are dropped with a warning, because a guest without one search domain is better than no DHCP at all.
 import { DEFAULT_LEASE_SECONDS, type DhcpV4Config } from '@virt-launcher/contracts';
 import { DhcpConfigError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '@virt-launcher/shared';
 import { parseCidr4, parseIPv4, parseMac, prefixToMask } from '../addr.js';
 import { Opt, type Options } from './options.js';
 import { encodeDomainSearch, isValidSearchDomain } from './domain-search.js';
@@ -40,7 +40,7 @@ function ipv4List(list: readonly string[], field: string): Buffer {
 function validSearchDomains(domains: readonly string[], logger: Logger): string[] {
   return domains.filter((d) => {
     if (isValidSearchDomain(d)) return true;
-    logger.warn('dropping invalid search domain', { domain: d });
+    logger.warning('dropping invalid search domain', { domain: d });
     return false;
   });
 }
@@ -96,7 +96,7 @@ export function prepareV4(cfg: DhcpV4Config, logger: Logger): PreparedV4 {
   }
   for (const p of cfg.privateOptions) {
     if (p.code < 224 || p.code > 254) {
-      logger.warn('dropping private option outside 224..254', { code: p.code });
+      logger.warning('dropping private option outside 224..254', { code: p.code });
       continue;
     }
     options.set(p.code, Buffer.from(p.value));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_SECONDS, DhcpV4Config } from '@virt-launcher/contracts';
 import { DhcpConfigError } from '../errors.js';
-import { type Logger, silentLogger } from '../log.js';
+import { type Logger, silentLogger } from '@virt-launcher/shared';
 import { clientPacket } from '../testing/requests.js';
 import { MessageType as T, Opt } from './options.js';
 import { prepareV4 } from './prepare.js';
@@ -130,7 +130,7 @@ describe('respondV4', () => {
 describe('prepareV4', () => {
   it('drops invalid search domains with a warning and derives option 15 from the longest', () => {
     const warnings: string[] = [];
-    const logger: Logger = { ...silentLogger, warn: (msg, f) => warnings.push(`${msg} ${String(f?.domain)}`) };
+    const logger: Logger = { ...silentLogger, warning: (msg, f) => warnings.push(`${msg} ${String(f?.domain)}`) };
     const p = prepareV4(cfg({ searchDomains: ['ns.svc.cluster.local', 'in valid', 'cluster.local'] }), logger);
     expect(decodeDomainSearch(p.options.get(Opt.DomainSearch) ?? Buffer.alloc(0))).toEqual([
       'ns.svc.cluster.local',

@@ -1,6 +1,6 @@
 // DHCPv4 server: a device-bound socket on :67 feeding the handler.
 import type { DhcpV4Config } from '@virt-launcher/contracts';
-import type { Logger } from '../log.js';
+import type { Logger } from '@virt-launcher/shared';
 import { formatMac } from '../addr.js';
 import { type Peer, openBoundSocket } from '../bound-socket.js';
 import { prepareV4 } from './prepare.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DhcpV4Config } from '@virt-launcher/contracts';
-import { silentLogger } from '../log.js';
+import { silentLogger } from '@virt-launcher/shared';
 import { prepareV4 } from './prepare.js';
 import { v4Handler } from './handler.js';
 import { warmUpV4 } from './warm-up.js';

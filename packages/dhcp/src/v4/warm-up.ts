@@ -5,7 +5,7 @@ import { type DhcpPacket, encodeDhcpPacket } from './packet.js';
 import { MessageType, Opt } from './options.js';
 import type { PreparedV4 } from './prepare.js';
 import { v4Handler } from './handler.js';
-import { jsonLogger } from '../log.js';
+import { createLogger } from '@virt-launcher/shared';
 import { parseIPv4 } from '../addr.js';
 
 const ROUNDS = 300;
@@ -40,7 +40,7 @@ function synthetic(p: PreparedV4, type: number, xid: number): DhcpPacket {
 export function warmUpV4(p: PreparedV4): void {
   const wire = [MessageType.Discover, MessageType.Request].map((t) => encodeDhcpPacket(synthetic(p, t, t)));
   const stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
-  const handle = v4Handler(p, jsonLogger('virt-dhcp', { write: () => {} }), () => {}, stats);
+  const handle = v4Handler(p, createLogger({ component: 'virt-dhcp', write: () => {} }), () => {}, stats);
   const from = { address: '0.0.0.0', port: 68, scopeId: 0 };
   for (let i = 0; i < ROUNDS; i++) for (const bytes of wire) handle(bytes, from);
 }

@@ -1,7 +1,7 @@
 // DHCPv6 server: a device-bound socket on [::]:547 that joins All_DHCP_Relay_Agents_and_Servers on the bridge.
 import type { DhcpV6Config } from '@virt-launcher/contracts';
 import { DhcpDecodeError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '@virt-launcher/shared';
 import { type Peer, openBoundSocket } from '../bound-socket.js';
 import { decodeDhcpv6Message, encodeDhcpv6Message } from './message.js';
 import { prepareV6, respondV6 } from './respond.js';
