@@ -18,6 +18,8 @@ export {
   DEFAULT_CALL_TIMEOUT_MS,
 } from './cmd-client.js';
 export type { LauncherClient, ConnectOptions } from './cmd-client.js';
+export { serveNotify, serverNotifyVersions } from './notify-server.js';
+export type { NotifyEndpoint, NotifyHandlers } from './notify-server.js';
 export type { CmdMethod, RequestOf, ResponseOf } from './cmd-server/rpc-table.js';
 export { parseFlags } from './flags.js';
 export type { LauncherFlags } from './flags.js';

@@ -1,10 +1,7 @@
-// Test helper: the virt-handler side built from the same protos — a notify server (NotifyInfo + Notify)
-// that records domain events, and VMI documents for the cmd client.
-import { mkdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { NotifyInfoService } from '../gen/kubevirt/notify/info/info.js';
-import { NotifyService } from '../gen/kubevirt/notify/v1/notify.js';
+// Test helper: the virt-handler side built from the same protos — the launcher's notify server (serveNotify)
+// recording domain events, and VMI documents for the cmd client.
+import { serveNotify } from '../notify-server.js';
+import type { NotifyEndpoint } from '../notify-server.js';
 
 export interface ReceivedEvent {
   eventType: string;
@@ -17,39 +14,19 @@ export interface ReceivedEvent {
 
 export class NotifyStandIn {
   readonly events: ReceivedEvent[] = [];
-  private readonly server = new Server();
+  private endpoint: NotifyEndpoint | undefined;
   private waiters: Array<() => void> = [];
 
-  constructor() {
-    this.server.addService(NotifyInfoService, {
-      info: (_call: unknown, cb: (e: null, r: { supportedNotifyVersions: number[] }) => void) =>
-        cb(null, { supportedNotifyVersions: [1] }),
-    });
-    this.server.addService(NotifyService, {
-      handleDomainEvent: (
-        call: { request: { domainJSON: Buffer; eventType: string } },
-        cb: (e: null, r: { success: boolean; message: string }) => void,
-      ) => {
+  async listen(path: string): Promise<void> {
+    this.endpoint = await serveNotify(path, {
+      domainEvent: (request) => {
         this.events.push({
-          eventType: call.request.eventType,
-          domain: JSON.parse(call.request.domainJSON.toString()) as ReceivedEvent['domain'],
+          eventType: request.eventType,
+          domain: JSON.parse(request.domainJSON.toString()) as ReceivedEvent['domain'],
         });
         this.waiters.forEach((w) => w());
-        cb(null, { success: true, message: '' });
       },
-      handleK8sEvent: (_call: unknown, cb: (e: null, r: { success: boolean; message: string }) => void) =>
-        cb(null, { success: true, message: '' }),
     });
-  }
-
-  async listen(path: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
-    await rm(path, { force: true });
-    await new Promise<void>((resolve, reject) =>
-      this.server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (err) =>
-        err ? reject(err) : resolve(),
-      ),
-    );
   }
 
   waitFor(pred: (e: ReceivedEvent) => boolean, timeoutMs = 30_000): Promise<ReceivedEvent> {
@@ -72,7 +49,7 @@ export class NotifyStandIn {
   }
 
   close(): void {
-    this.server.forceShutdown();
+    this.endpoint?.forceClose();
   }
 }
 
