@@ -2,9 +2,7 @@
 // handshake, records every domain event, and decides as virt-handler does (see `HandlerDecisions`): a domain marked
 // for graceful shutdown gets ShutdownVirtualMachine (KillVirtualMachine with a grace period of 0), and a domain that
 // is off gets a VMI phase (Succeeded or Failed) and DeleteVirtualMachine, after which the launcher exits.
-import fs from 'node:fs';
-import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { NotifyInfoService, NotifyService, type notifyV1 } from '@virt-launcher/launcher';
+import { serveNotify, type notifyV1 } from '@virt-launcher/launcher';
 
 export interface DomainEventSummary {
   eventType: string;
@@ -43,45 +41,15 @@ export async function startHandlerStandIn(
   onEvent: (e: DomainEventSummary) => void,
 ): Promise<HandlerStandIn> {
   const events: DomainEventSummary[] = [];
-  const server = new Server();
-  server.addService(NotifyInfoService, {
-    info: (_call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<{ supportedNotifyVersions: number[] }>) =>
-      cb(null, { supportedNotifyVersions: [1] }),
-  });
-  server.addService(NotifyService, {
-    handleDomainEvent: (
-      call: ServerUnaryCall<notifyV1.DomainEventRequest, unknown>,
-      cb: sendUnaryData<notifyV1.Response>,
-    ) => {
-      try {
-        const e = summarizeDomainEvent(call.request);
-        events.push(e);
-        onEvent(e);
-        cb(null, { success: true, message: '' });
-      } catch (err) {
-        cb(null, { success: false, message: (err as Error).message });
-      }
+  // The launcher's notify server: NotifyInfo v1, and an event that cannot be read answers success:false.
+  const endpoint = await serveNotify(socketPath, {
+    domainEvent: (request) => {
+      const e = summarizeDomainEvent(request);
+      events.push(e);
+      onEvent(e);
     },
-    handleK8sEvent: (_call: ServerUnaryCall<unknown, unknown>, cb: sendUnaryData<notifyV1.Response>) =>
-      cb(null, { success: true, message: '' }),
   });
-  fs.rmSync(socketPath, { force: true });
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (err) =>
-      err ? reject(err) : resolve(),
-    ),
-  );
-  return {
-    events,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.tryShutdown(() => resolve());
-        setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, 1000).unref();
-      }),
-  };
+  return { events, close: () => endpoint.close() };
 }
 
 export type HandlerAction = 'shutdown' | 'kill' | 'delete';
