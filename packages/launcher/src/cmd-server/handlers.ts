@@ -4,39 +4,45 @@ import { log } from '../log.js';
 import { ok } from './rpc-table.js';
 import type { CmdHandlers } from './rpc-table.js';
 import { NO_AGENT } from './no-agent.js';
+import { vmiLogFields } from './vmi-log.js';
 
 export function domainHandlers(manager: DomainManager): CmdHandlers {
   return {
     ping: async () => ok(),
     syncVirtualMachine: async (req) => {
       const vmi = await manager.sync(req);
-      log.info('Synced vmi', { name: vmi.name, namespace: vmi.namespace, uid: vmi.uid });
+      log.info('Synced vmi', {
+        kind: 'VirtualMachineInstance',
+        name: vmi.name,
+        namespace: vmi.namespace,
+        uid: vmi.uid,
+      });
       return ok();
     },
     pauseVirtualMachine: async (req) => {
       await manager.pause(req);
-      log.info('Paused vmi');
+      log.info('Paused vmi', vmiLogFields(req));
       return ok();
     },
     unpauseVirtualMachine: async (req) => {
       await manager.unpause(req);
-      log.info('Unpaused vmi');
+      log.info('Unpaused vmi', vmiLogFields(req));
       return ok();
     },
     shutdownVirtualMachine: async (req) => {
       await manager.shutdown(req);
-      log.info('Signaled vmi shutdown');
+      log.info('Signaled vmi shutdown', vmiLogFields(req));
       return ok();
     },
     killVirtualMachine: async (req) => {
       const { parseVmiRequest } = await import('../vmi.js');
       await manager.kill(parseVmiRequest(req.vmi?.vmiJson).domainName);
-      log.info('Signaled vmi kill');
+      log.info('Signaled vmi kill', vmiLogFields(req));
       return ok();
     },
     deleteVirtualMachine: async (req) => {
       await manager.delete(req);
-      log.info('Signaled vmi deletion');
+      log.info('Signaled vmi deletion', vmiLogFields(req));
       return ok();
     },
     resetVirtualMachine: async (req) => {

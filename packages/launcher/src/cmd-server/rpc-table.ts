@@ -6,6 +6,7 @@ import { CmdService } from '../gen/kubevirt/cmd/v1/cmd.js';
 import type { Response } from '../gen/kubevirt/cmd/v1/cmd.js';
 import { errorMessage } from '../errors.js';
 import { log } from '../log.js';
+import { vmiLogFields } from './vmi-log.js';
 
 export type CmdMethods = typeof CmdService;
 export type CmdMethod = keyof CmdMethods;
@@ -43,7 +44,7 @@ export function buildCmdImplementation(handlers: CmdHandlers): UntypedServiceImp
         .then(
           (res) => callback(null, res),
           (err: unknown) => {
-            log.error(`${rpcName(method)} failed`, { reason: errorMessage(err) });
+            log.error(`${rpcName(method)} failed`, { ...vmiLogFields(call.request), reason: errorMessage(err) });
             callback(null, failure(method, errorMessage(err)));
           },
         );
