@@ -49,6 +49,16 @@ describe('createLogger', () => {
     expect(lines[0]).toMatchObject({ a: 1, b: 2 });
   });
 
+  it('v(n) writes only up to the verbosity', () => {
+    const lines: string[] = [];
+    const log = createLogger({ component: 'virt-test', verbosity: 3, write: (line) => lines.push(line) });
+    log.v(3).info('three');
+    log.v(4).info('four');
+    log.v(2).with({ a: 1 }).warning('two');
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['three', 'two']);
+    expect((JSON.parse(lines[0]!) as { pos: string }).pos).toMatch(/^log\.test\.ts:\d+$/);
+  });
+
   it('silentLogger writes nothing and stays silent through with()', () => {
     expect(() => silentLogger.with({ a: 1 }).error('x')).not.toThrow();
   });

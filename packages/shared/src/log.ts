@@ -12,6 +12,8 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
   /** A logger whose lines all carry `fields` too (KubeVirt's `log.Log.Object(vmi)` style). */
   with(fields: LogFields): Logger;
+  /** KubeVirt's `V(n)`: this logger when `n` is at most the verbosity, else one that writes nothing. */
+  v(n: number): Logger;
 }
 
 export interface LoggerOptions {
@@ -23,6 +25,8 @@ export interface LoggerOptions {
   write?: (line: string) => void;
   /** Fields every line carries (a subcomponent, an object's name). */
   fields?: LogFields;
+  /** KubeVirt's verbosity, for `v(n)`; default 2, KubeVirt's default. */
+  verbosity?: number;
 }
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warning: 2, error: 3 };
@@ -56,7 +60,7 @@ const toStderr = (line: string): void => {
 };
 
 export function createLogger(options: LoggerOptions): Logger {
-  const { component, level = 'info', write = toStderr } = options;
+  const { component, level = 'info', write = toStderr, verbosity = 2 } = options;
   const minimum = typeof level === 'function' ? () => RANK[level()] : () => RANK[level];
   const make = (base: LogFields): Logger => {
     const emit = (lineLevel: LogLevel, msg: string, fields: LogFields | undefined): void => {
@@ -64,13 +68,15 @@ export function createLogger(options: LoggerOptions): Logger {
       const line = { component, level: lineLevel, msg, pos: callerPosition(), timestamp: new Date().toISOString() };
       write(JSON.stringify({ ...line, ...base, ...fields }, replacer));
     };
-    return {
+    const logger: Logger = {
       debug: (msg, fields) => emit('debug', msg, fields),
       info: (msg, fields) => emit('info', msg, fields),
       warning: (msg, fields) => emit('warning', msg, fields),
       error: (msg, fields) => emit('error', msg, fields),
       with: (fields) => make({ ...base, ...fields }),
+      v: (n) => (n <= verbosity ? logger : silentLogger),
     };
+    return logger;
   };
   return make(options.fields ?? {});
 }
@@ -82,4 +88,5 @@ export const silentLogger: Logger = {
   warning() {},
   error() {},
   with: () => silentLogger,
+  v: () => silentLogger,
 };
