@@ -1,0 +1,229 @@
+// The phases of `virt-pod run` before the guest boots, in the order kubelet and virt-handler play them: pod
+// network, masquerade, pod files, node probe, handler stand-in, pod process, launcher socket, SyncVirtualMachine.
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { VirtualMachineInstance } from '@virt-launcher/converter';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
+import { connectLauncher } from '@virt-launcher/launcher';
+import { applyPlan, discoverPodInterface, MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
+import { HandlerDecisions, startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
+import type { PodLayout } from './layout.js';
+import { placeContainerDisks } from './layout.js';
+import type { PodNetwork } from './namespaces.js';
+import { startNodeProbe, type NodeProbe } from './node-probe.js';
+import { isMilestone, startPodProcess, type PodProcess } from './pod-process.js';
+import { InterruptedError, StartFailedError } from './run-errors.js';
+import type { RunState } from './run-state.js';
+import type { HypervisorDecision } from './hypervisor.js';
+
+const PROBE_PORT = 8080;
+
+/** The VMI's identity and the facts every later phase reads. */
+export interface PodSpec {
+  vmi: VirtualMachineInstance;
+  name: string;
+  namespace: string;
+  uid: string;
+  grace: number;
+  runRoot: string;
+  layout: PodLayout;
+}
+
+/** The NIC that uses the masquerade binding, if any. */
+function masqueradeInterface(vmi: VirtualMachineInstance) {
+  return vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
+}
+
+/** virt-handler's network phase 1: netsetup plans and applies bridge, tap and nftables in the pod namespace. */
+export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwork) {
+  const { vmi, name } = spec;
+  const masq = masqueradeInterface(vmi);
+  const plan = await s.phase('masquerade (netsetup: bridge, tap, nftables)', async () => {
+    const facts = await discoverPodInterface(net.podNs, net.podIface, {
+      resolvConfPath: `/etc/netns/${net.podNs}/resolv.conf`,
+      hostname: vmi.spec?.hostname ?? name,
+    });
+    const p = planMasquerade(
+      MasqueradeRequest.fromPartial({
+        pod: facts,
+        ports: (masq?.ports ?? []).map((port) => ({
+          port: port.port,
+          protocol: (port.protocol ?? 'TCP').toLowerCase(),
+        })),
+        subdomain: vmi.spec?.subdomain ?? '',
+      }),
+    );
+    await applyPlan(p, net.podNs);
+    return p;
+  });
+  s.print(
+    `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${plan.dhcp?.v4?.clientIpCidr}`,
+  );
+  return plan;
+}
+
+export async function preparePodFiles(
+  s: RunState,
+  spec: PodSpec,
+  net: PodNetwork,
+  plan: Awaited<ReturnType<typeof setUpMasquerade>>,
+): Promise<void> {
+  const { layout, vmi } = spec;
+  await s.phase('pod directories and container disks', async () => {
+    const priv = layout.hostPath('/var/run/kubevirt-private');
+    fs.mkdirSync(layout.hostPath('/var/run/kubevirt/sockets'), { recursive: true });
+    fs.mkdirSync(priv, { recursive: true });
+    // What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts).
+    if (plan.dhcp)
+      fs.writeFileSync(path.join(priv, `vif-cache-${net.podIface}.pb`), DhcpServerConfig.encode(plan.dhcp).finish());
+    for (const line of placeContainerDisks(layout, vmi, s.args.containerDisks, s.args.kernelBootDir))
+      s.print(`  ${line}`);
+  });
+}
+
+/** The demo guest reads vlt.probe=IP:PORT from its kernel command line and connects to the node through NAT. */
+export async function startProbe(s: RunState, spec: PodSpec, net: PodNetwork): Promise<NodeProbe> {
+  const kb = spec.vmi.spec?.domain?.firmware?.kernelBoot;
+  if (kb) kb.kernelArgs = `${kb.kernelArgs ?? ''} vlt.probe=${net.nodeIp}:${PROBE_PORT}`.trim();
+  const probe = await startNodeProbe(net.nodeNs, net.nodeIp, PROBE_PORT);
+  s.cleanup.push('node probe', () => probe.stop());
+  return probe;
+}
+
+/** virt-handler's answers: Shutdown/Kill for the graceful mark, phase + Delete for a domain that is off. */
+export async function startHandler(s: RunState, spec: PodSpec): Promise<void> {
+  const { vmi, grace, layout } = spec;
+  const decisions = new HandlerDecisions(grace, vmi.spec?.domain?.features?.acpi?.enabled !== false);
+  const handler = await startHandlerStandIn(
+    layout.hostPath('/var/run/kubevirt/domain-notify-pipe.sock'),
+    (e: DomainEventSummary) => {
+      s.domainStatus = e.status;
+      s.print(
+        `  domain event ${e.eventType}: ${e.status || '-'}${e.reason ? ` (${e.reason})` : ''}${e.markedForGracefulShutdown ? ', marked for graceful shutdown' : ''}`,
+      );
+      const launcher = s.launcher;
+      const { action, phase } = launcher ? decisions.next(e) : {};
+      if (phase && action === 'delete') s.print(`  VMI phase: ${phase}`);
+      const rpc = action && (`${action}VirtualMachine` as const);
+      if (rpc && launcher) {
+        const label = rpc.charAt(0).toUpperCase() + rpc.slice(1);
+        void launcher
+          .call(rpc, { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options: undefined })
+          .then((r) => s.print(`  ${label}: ${r.success ? 'ok' : r.message}`))
+          .catch((err: Error) => s.print(`  ${label} failed: ${err.message}`));
+      }
+    },
+  );
+  s.cleanup.push('handler stand-in', () => handler.close());
+}
+
+/** Stops the pod as kubelet would, after virt-handler's Delete when the VMI failed or its domain is off. */
+async function stopPod(s: RunState, spec: PodSpec, pod: PodProcess): Promise<void> {
+  if (pod.child.exitCode !== null) return;
+  const launcher = s.launcher;
+  // virt-handler deletes the domain of a VMI that failed or whose domain is off; the launcher's last event then
+  // says "deleted" and it exits at once instead of waiting out its final-notify timeouts (15 s + 30 s).
+  if (launcher && (s.syncFailed || s.domainStatus === 'Shutoff')) {
+    const vmiJson = Buffer.from(JSON.stringify(spec.vmi));
+    await launcher
+      .call('deleteVirtualMachine', { vmi: { vmiJson }, options: undefined }, 10_000)
+      .catch(() => undefined);
+  }
+  await pod.terminate();
+  // Without a guest there is nothing to power off: a pod that ignores SIGTERM then is not worth the grace period.
+  const waitS = launcher && !s.syncFailed ? spec.grace + 20 : 10;
+  const done = await Promise.race([pod.exited.then(() => true), sleep(waitS * 1000).then(() => false)]);
+  if (!done) {
+    s.print(`pod did not stop within ${waitS} s: killing it`);
+    pod.kill();
+    await pod.exited;
+  }
+  // Closed only now: while the pod stops, the handler stand-in still sends ShutdownVirtualMachine through it.
+  s.launcher?.close();
+}
+
+export function startPod(s: RunState, spec: PodSpec, net: PodNetwork, hypervisor: HypervisorDecision): PodProcess {
+  const { vmi, name, namespace, uid, grace, runRoot } = spec;
+  const pod = startPodProcess({
+    repo: s.repo,
+    podNs: net.podNs,
+    runRoot,
+    hostname: vmi.spec?.hostname ?? name,
+    name,
+    namespace,
+    uid,
+    gracePeriodSeconds: grace,
+    kvm: hypervisor.kvm,
+    allowEmulation: hypervisor.allowEmulation,
+    logFile: path.join(runRoot, 'pod.log'),
+    onLogLine: (line) => (s.args.verbose || isMilestone(line)) && s.print(`  [pod] ${compactLog(line)}`),
+  });
+  s.pod = pod;
+  s.cleanup.push('pod process', () => stopPod(s, spec, pod));
+  return pod;
+}
+
+async function waitForFile(file: string, exited: Promise<number>, timeoutMs: number, signal: AbortSignal) {
+  const deadline = Date.now() + timeoutMs;
+  let gone = false;
+  void exited.then(() => (gone = true));
+  while (!fs.existsSync(file)) {
+    if (signal.aborted) throw new InterruptedError('interrupted before the launcher was ready');
+    if (gone) throw new Error(`the pod exited before ${path.basename(file)} appeared (see its log)`);
+    if (Date.now() > deadline) throw new Error(`${file} did not appear within ${timeoutMs / 1000} s`);
+    await sleep(50);
+  }
+}
+
+/** Waits for launcher-sock (the launcher is ready) and connects to it. */
+export async function connectToLauncher(s: RunState, spec: PodSpec, pod: PodProcess, started: number): Promise<void> {
+  const sock = spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock');
+  await waitForFile(sock, pod.exited, 60_000, s.abort.signal);
+  s.clock.mark('launcher ready (launcher-sock)', started);
+  s.launcher = await s.interruptible('connecting to the launcher', connectLauncher(sock));
+}
+
+/** virt-handler's SyncVirtualMachine with the options it sends for this VMI; a refusal ends the run. */
+export async function syncVirtualMachine(s: RunState, spec: PodSpec): Promise<void> {
+  const launcher = s.launcher!;
+  const masq = masqueradeInterface(spec.vmi);
+  const syncStart = performance.now();
+  const sync = launcher.call(
+    'syncVirtualMachine',
+    {
+      vmi: { vmiJson: Buffer.from(JSON.stringify(spec.vmi)) },
+      options: {
+        VirtualMachineSMBios: { manufacturer: 'KubeVirt', product: 'None', version: '', sku: '', family: 'KubeVirt' },
+        MemBalloonStatsPeriod: 10,
+        PreallocatedVolumes: [],
+        topology: undefined,
+        DisksInfo: {},
+        ExpandDisksEnabled: false,
+        clusterConfig: undefined,
+        interfaceDomainAttachment: masq ? { [masq.name]: 'tap' } : {},
+        interfaceMigration: {},
+        pluginsJson: Buffer.alloc(0),
+        GraceHostDeviceAliases: [],
+      },
+    },
+    60_000,
+  );
+  const res = await s.interruptible('SyncVirtualMachine', sync);
+  if (!res.success) {
+    s.syncFailed = true;
+    throw new StartFailedError(res.message);
+  }
+  s.clock.mark('SyncVirtualMachine (define, prepare storage, start)', syncStart);
+}
+
+function compactLog(line: string): string {
+  try {
+    const e = JSON.parse(line) as Record<string, unknown>;
+    const { component, level, msg, pos: _pos, timestamp: _ts, ...rest } = e;
+    const extra = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    return `${String(component ?? '')} ${String(level ?? '')}: ${String(msg ?? '')}${extra.length ? ` (${extra.join(', ')})` : ''}`;
+  } catch {
+    return line;
+  }
+}
