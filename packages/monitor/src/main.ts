@@ -18,8 +18,8 @@ export async function main(signals: SignalGate): Promise<never> {
     const args = parseArgs(process.argv.slice(2), env);
     const { verbosity, warning } = resolveVerbosity(args.verbosity, env);
     log = createLogger({ verbosity });
-    if (inspector.wasOpen) log.warning('main.ts', `closed the inspector ${inspector.url} opened by a Node option`);
-    if (warning) log.warning('main.ts', warning);
+    if (inspector.wasOpen) log.warning(`closed the inspector ${inspector.url} opened by a Node option`);
+    if (warning) log.warning(warning);
     const code = await runMonitor({
       command: args.command,
       args: args.args,
@@ -37,7 +37,7 @@ export async function main(signals: SignalGate): Promise<never> {
     });
     process.exit(code);
   } catch (error) {
-    log.error('main.ts', 'monitoring virt-launcher failed', error);
+    log.error('monitoring virt-launcher failed', { reason: error });
     process.exit(1);
   }
 }

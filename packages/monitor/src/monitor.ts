@@ -52,7 +52,7 @@ function waitForExit(child: ChildProcess): Promise<ChildOutcome> {
 /** Best effort: lets a non-root launcher bind port 67 (DHCP), as KubeVirt's ambient caps do. */
 function grantNetBindService(log: Logger): void {
   if (!loadAddon().raiseAmbientCapability(CAP_NET_BIND_SERVICE)) {
-    log.info('monitor.ts:grantNetBindService', 'could not raise CAP_NET_BIND_SERVICE as ambient capability', 3);
+    log.v(3).info('could not raise CAP_NET_BIND_SERVICE as ambient capability');
   }
 }
 
@@ -65,13 +65,13 @@ async function runCommand(
 ): Promise<number> {
   grantNetBindService(log);
   const { env, removed } = withoutInspectorOptions(options.env ?? process.env);
-  if (removed.length > 0) log.warning('monitor.ts:runCommand', `removed ${removed.join(' ')} from NODE_OPTIONS`);
+  if (removed.length > 0) log.warning(`removed ${removed.join(' ')} from NODE_OPTIONS`);
   const child = spawn(options.command, options.args ?? [], { stdio: 'inherit', env });
   // Synchronously after spawn, before any event (SIGCHLD included) can run a scan.
   if (child.pid !== undefined) reaper.protect(child.pid);
   // A later 'error' (a failed kill) must be logged, not crash PID 1 as an unhandled event.
   child.on('error', (error) => {
-    if (child.pid !== undefined) log.error('monitor.ts:runCommand', 'error from virt-launcher process', error);
+    if (child.pid !== undefined) log.error('error from virt-launcher process', { reason: error });
   });
   // Signals held since start-up go to the child now. Forwarding stays installed until the monitor
   // returns, like KubeVirt's signal goroutine: a late signal is logged instead of killing a
@@ -79,10 +79,10 @@ async function runCommand(
   signals.attach(child, log);
   try {
     const outcome = await waitForExit(child);
-    log.info('monitor.ts:runCommand', 'Reaped Launcher main pid');
+    log.info('Reaped Launcher main pid');
     if (outcome.signal !== null || outcome.code !== 0) {
       const detail = outcome.signal ? `-1 (killed by ${outcome.signal})` : String(outcome.code);
-      log.info('monitor.ts:runCommand', `dirty virt-launcher shutdown: exit-code ${detail}`);
+      log.info(`dirty virt-launcher shutdown: exit-code ${detail}`);
     }
     return outcome.code;
   } finally {
@@ -97,9 +97,9 @@ async function logDumps(options: MonitorOptions, log: Logger): Promise<void> {
   dumpLogs({
     passtLog: options.passtLog,
     qemuLogDir: options.qemuLogDir,
-    announce: (file) => log.info('monitor.ts:logDumps', `dump log file: ${file}`),
-    line: (_file, text) => log.info('monitor.ts:logDumps', text),
-    onDirError: (dir, error) => log.error('monitor.ts:logDumps', `failed to read qemu log directory ${dir}`, error),
+    announce: (file) => log.info(`dump log file: ${file}`),
+    line: (_file, text) => log.info(text),
+    onDirError: (dir, error) => log.error(`failed to read qemu log directory ${dir}`, { reason: error }),
   });
 }
 
@@ -108,13 +108,8 @@ async function stopQemu(options: MonitorOptions, log: Logger, reaper: OrphanReap
   const outcome = await stopQemuSurvivors({
     timeoutSeconds: options.qemuStopTimeoutSeconds ?? DEFAULT_QEMU_STOP_TIMEOUT_SECONDS,
     beforePoll: () => reaper.scan(),
-    onFound: (found) =>
-      log.info('monitor.ts:stopQemu', `Killing QEMU gracefully. pids ${found.map((q) => q.pid).join(',')}`),
-    onKill: (left) =>
-      log.warning(
-        'monitor.ts:stopQemu',
-        `QEMU still alive after grace period, SIGKILL ${left.map((q) => q.pid).join(',')}`,
-      ),
+    onFound: (found) => log.info(`Killing QEMU gracefully. pids ${found.map((q) => q.pid).join(',')}`),
+    onKill: (left) => log.warning(`QEMU still alive after grace period, SIGKILL ${left.map((q) => q.pid).join(',')}`),
   });
   return outcome === 'killed' ? 1 : undefined;
 }
@@ -122,9 +117,9 @@ async function stopQemu(options: MonitorOptions, log: Logger, reaper: OrphanReap
 async function removeSockets(dir: string, log: Logger): Promise<void> {
   const { removeContainerDiskSockets } = await import('./cleanup.js');
   try {
-    for (const path of removeContainerDiskSockets(dir)) log.info('monitor.ts:removeSockets', `removed ${path}`, 3);
+    for (const path of removeContainerDiskSockets(dir)) log.v(3).info(`removed ${path}`);
   } catch (error) {
-    log.error('monitor.ts:removeSockets', `could not clean up ephemeral disk directory: ${dir}`, error);
+    log.error(`could not clean up ephemeral disk directory: ${dir}`, { reason: error });
   }
 }
 
@@ -133,7 +128,7 @@ async function stopIstio(options: MonitorOptions, log: Logger): Promise<void> {
   const { terminateIstioProxy } = await import('./istio.js');
   await terminateIstioProxy({
     ...options.istio,
-    log: (level, msg) => (level === 'error' ? log.error('istio.ts', msg) : log.info('istio.ts', msg)),
+    log: (level, msg) => (level === 'error' ? log.error(msg) : log.info(msg)),
   });
 }
 
@@ -163,21 +158,18 @@ export async function runMonitor(options: MonitorOptions): Promise<number> {
     failed = true;
     exitCode = 1;
     const msg = error instanceof CommandStartError ? 'failed to run virt-launcher' : 'monitoring virt-launcher failed';
-    log.error('monitor.ts:runMonitor', msg, error);
+    log.error(msg, { reason: error });
   }
   await stopIstio(options, log);
   await removeSockets(options.containerDiskDir ?? DEFAULT_CONTAINER_DISK_DIR, log);
   reapLog.flush();
   if (options.keepAfterFailure && (exitCode !== 0 || failed)) {
-    log.info(
-      'monitor.ts:runMonitor',
-      'keeping virt-launcher container alive since --keep-after-failure is set to true',
-    );
+    log.info('keeping virt-launcher container alive since --keep-after-failure is set to true');
     return blockForever();
   }
   reaper.scan();
   reapLog.flush();
   cleanups.reverse().forEach((cleanup) => cleanup());
-  log.info('monitor.ts:runMonitor', 'virt-launcher-monitor: Exiting...');
+  log.info('virt-launcher-monitor: Exiting...');
   return exitCode;
 }

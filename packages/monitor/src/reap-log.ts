@@ -15,7 +15,6 @@ export interface ReapLogOptions {
 
 export const DEFAULT_REAP_LINES_PER_WINDOW = 20;
 export const DEFAULT_REAP_LOG_WINDOW_MS = 1_000;
-const POS = 'reaper.ts';
 
 /** The per-orphan line, with its exit code or signal (as KubeVirt's "Reaped pid P with status S"). */
 export function reapedMessage(r: ReapResult): string {
@@ -54,7 +53,7 @@ export class ReapLog {
     }
     if (this.loggedInWindow < this.perWindow) {
       this.loggedInWindow++;
-      this.log.info(POS, reapedMessage(result));
+      this.log.info(reapedMessage(result));
       return;
     }
     this.suppressed++;
@@ -68,7 +67,7 @@ export class ReapLog {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.suppressed === 0) return;
-    this.log.info(POS, summaryMessage(this.suppressed, this.perWindow));
+    this.log.info(summaryMessage(this.suppressed, this.perWindow));
     this.suppressed = 0;
   }
 }

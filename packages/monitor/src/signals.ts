@@ -18,8 +18,6 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'
 /** Caught so that Node never opens its inspector on it; logged and otherwise ignored. */
 export const INSPECTOR_SIGNAL: NodeJS.Signals = 'SIGUSR1';
 
-const POS = 'signals.ts';
-
 export class SignalGate {
   private readonly held: NodeJS.Signals[] = [];
   private heldUsr1 = 0;
@@ -56,7 +54,7 @@ export class SignalGate {
     this.child = child;
     if (this.held.length === 0) return;
     const first = this.held[0] as NodeJS.Signals;
-    log.info(POS, `received ${this.held.join(', ')} before virt-launcher started: delivering it now`);
+    log.info(`received ${this.held.join(', ')} before virt-launcher started: delivering it now`);
     this.held.length = 0;
     this.signalChild(first);
   }
@@ -80,9 +78,9 @@ export class SignalGate {
   private signalChild(sig: NodeJS.Signals): void {
     const child = this.child as ChildProcess;
     const log = this.log as Logger;
-    log.info(POS, 'signalling virt-launcher to shut down');
+    log.info('signalling virt-launcher to shut down');
     if (child.exitCode !== null || child.signalCode !== null || !child.kill('SIGTERM')) {
-      log.error(POS, `received signal ${sig} but can't signal virt-launcher to shut down`);
+      log.error(`received signal ${sig} but can't signal virt-launcher to shut down`);
     }
   }
 
@@ -96,7 +94,7 @@ export class SignalGate {
 
   private logUsr1(count: number): void {
     const times = count > 1 ? ` (${count} times)` : '';
-    this.log?.warning(POS, `ignored ${INSPECTOR_SIGNAL}${times}: this process opens no debugger on a signal`);
+    this.log?.warning(`ignored ${INSPECTOR_SIGNAL}${times}: this process opens no debugger on a signal`);
   }
 }
 
