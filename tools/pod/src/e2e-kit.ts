@@ -83,19 +83,22 @@ const ourNamespaces = () =>
 
 export interface Snapshot {
   namespaces: Set<string>;
+  /** /etc/netns entries already there (a run killed by SIGKILL elsewhere leaves its resolv.conf folder). */
+  etcNetns: Set<string>;
 }
 
+const etcNetnsEntries = (): string[] =>
+  fs.existsSync('/etc/netns') ? fs.readdirSync('/etc/netns').filter((n) => /^vlt-pod-[0-9a-f]{6}$/.test(n)) : [];
+
 export function snapshot(): Snapshot {
-  return { namespaces: new Set(ourNamespaces()) };
+  return { namespaces: new Set(ourNamespaces()), etcNetns: new Set(etcNetnsEntries()) };
 }
 
 /** Everything of one run still present: namespaces and /etc/netns entries made since `before`, the run-root, and
  * processes whose mount table still holds the run-root (the pod's daemons, QEMU, the launcher). */
 export function leftovers(before: Snapshot, runRoot: string | undefined) {
   const namespaces = ourNamespaces().filter((n) => !before.namespaces.has(n));
-  const etcNetns = fs.existsSync('/etc/netns')
-    ? fs.readdirSync('/etc/netns').filter((n) => /^vlt-pod-[0-9a-f]{6}$/.test(n) && !before.namespaces.has(n))
-    : [];
+  const etcNetns = etcNetnsEntries().filter((n) => !before.etcNetns.has(n));
   const processes: string[] = [];
   if (runRoot) {
     for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
