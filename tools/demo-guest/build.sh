@@ -105,6 +105,27 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 echo demo >"$root/etc/hostname"
 
+# --- 3b. guest agent: Debian's qemu-ga, the shared libraries ldd names (taken from their Debian packages),
+# virtio_console (the agent's port) and brd (a RAM disk, so the agent has a block filesystem to report) --
+qga_debs=(qemu-guest-agent libc6 libglib2.0-0 libpcre2-8-0 libudev1 libnuma1 liburing2)
+for pkg in "${qga_debs[@]}"; do dpkg -x "$(fetch "$pkg")" "$work/qga"; done
+install -D -m 755 "$work/qga/usr/sbin/qemu-ga" "$root/bin/qemu-ga"
+for so in $(ldd "$work/qga/usr/sbin/qemu-ga" | awk '$1 ~ /^lib/ { print $1 }') ld-linux-x86-64.so.2; do
+  lib=$(find "$work/qga/lib" "$work/qga/usr/lib" -name "$so" \( -type f -o -type l \) | head -n 1)
+  [[ -n "$lib" ]] || { log "qemu-ga needs $so, not found in ${qga_debs[*]}"; exit 1; }
+  install -D -m 755 "$(readlink -f "$lib")" "$root/lib/x86_64-linux-gnu/$so"
+done
+mkdir -p "$root/lib64" "$root/lib/modules/qga" "$root/root/.ssh"
+ln -sf ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$root/lib64/ld-linux-x86-64.so.2"
+ln -sf ../bin/busybox "$root/sbin/hwclock" # guest-set-time runs /sbin/hwclock -w
+for m in virtio_console brd; do
+  ko=$(find "$work/kernel/lib/modules/$kver" \( -name "$m.ko" -o -name "$m.ko.xz" \) | head -n 1)
+  [[ -n "$ko" ]] || { log "module $m not found in $kernel_pkg"; exit 1; }
+  case "$ko" in *.xz) xz -dc "$ko" >"$root/lib/modules/qga/$m.ko" ;; *) cp "$ko" "$root/lib/modules/qga/$m.ko" ;; esac
+done
+install -m 755 "$here/guest/qemu-ga" "$root/qemu-ga"
+printf 'NAME="VLT demo guest"\nID=vlt-demo\nID_LIKE=debian\nPRETTY_NAME="VLT demo guest 1 (busybox)"\nVERSION="1 (busybox)"\nVERSION_ID=1\n' >"$root/etc/os-release"
+
 # --- 4. outputs (written beside, then renamed, so a reader never sees half a file) ----------------------
 (cd "$root" && find . | LC_ALL=C sort | "$bb" cpio -o -H newc 2>/dev/null) | gzip -9 >"$out/initramfs.gz.tmp"
 cp "$vmlinuz" "$out/vmlinuz.tmp"
