@@ -8,7 +8,8 @@
         "native/events.cc",
         "native/connection.cc",
         "native/domain.cc",
-        "native/typed_params.cc"
+        "native/typed_params.cc",
+        "native/migration.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],

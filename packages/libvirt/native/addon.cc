@@ -5,6 +5,7 @@
 #include "connection.h"
 #include "domain.h"
 #include "events.h"
+#include "migration.h"
 
 namespace {
 
@@ -34,6 +35,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeConnection", conn);
   exports.Set("NativeDomain", dom);
   exports.Set("handleCounts", Napi::Function::New(env, Counts, "handleCounts"));
+  exports.Set("migration", vlt::DefineMigration(env));
   exports.Set("connect", Napi::Function::New(env, vlt::NativeConnection::Connect, "connect"));
   return exports;
 }

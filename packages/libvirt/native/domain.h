@@ -22,9 +22,12 @@ class NativeDomain : public Napi::ObjectWrap<NativeDomain> {
   // Returns the owned reference (for the connection's close to free off the JS thread).
   virDomainPtr Detach();
 
- private:
   using DomWork = std::function<Builder(virDomainPtr)>;
+  // Runs `work` on this domain off the JS thread (public so calls kept in their own files, e.g.
+  // migration.cc, can use it); rejects with INVALID_DOMAIN once the handle is freed.
   Napi::Value Run(const Napi::CallbackInfo& info, DomWork work);
+
+ private:
 
   Napi::Value Name(const Napi::CallbackInfo& info);
   Napi::Value UUID(const Napi::CallbackInfo& info);

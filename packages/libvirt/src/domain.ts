@@ -10,6 +10,8 @@ import {
   XMLFlags,
 } from './flags.js';
 import { STATE_NAMES, STATE_REASON_NAMES } from './libvirt-names.js';
+import * as migration from './migration.js';
+import type { JobStats, MigrateParams } from './migration.js';
 import type { NativeDomain } from './native.js';
 import type { DeviceFlagsObject, DomainInfo, DomainState, DomainStateName, DomainStats } from './types.js';
 
@@ -144,5 +146,37 @@ export class Domain {
   qemuAgentCommand(command: string | object, timeoutSeconds: number = AgentTimeout.DEFAULT): Promise<string> {
     const json = typeof command === 'string' ? command : JSON.stringify(command);
     return call(this.native.qemuAgentCommand(json, timeoutSeconds));
+  }
+
+  /**
+   * Migrates the domain (virDomainMigrateToURI3; `flags` is a MigrateFlags mask). Resolves when the migration
+   * ended; the call runs on a thread of its own, so other calls go on meanwhile (job stats, abort).
+   */
+  migrateToURI3(destUri: string, params: MigrateParams, flags: number): Promise<void> {
+    return migration.migrateToURI3(this.native, destUri, params, flags);
+  }
+
+  /** The current job's statistics; `flags` is a JobStatsFlags mask (COMPLETED: the last finished job's). */
+  getJobStats(flags = 0): Promise<JobStats> {
+    return migration.getJobStats(this.native, flags);
+  }
+
+  /** Aborts the current job (a migration: it fails with OPERATION_ABORTED and the guest stays here). */
+  abortJob(): Promise<void> {
+    return migration.abortJob(this.native);
+  }
+
+  /** Switches a running migration (started with MigrateFlags.POSTCOPY) to post-copy. */
+  migrateStartPostCopy(): Promise<void> {
+    return migration.startPostCopy(this.native);
+  }
+
+  migrateSetMaxDowntime(ms: number): Promise<void> {
+    return migration.setMaxDowntime(this.native, ms);
+  }
+
+  /** The bandwidth cap of a migration, also while it runs (MiB/s; 0 = unlimited). */
+  migrateSetMaxSpeed(mibPerSecond: number): Promise<void> {
+    return migration.setMaxSpeed(this.native, mibPerSecond);
   }
 }

@@ -21,3 +21,5 @@ export {
 export type * from './types.js';
 export { handleCounts } from './handles.js';
 export type { HandleCounts } from './native.js';
+export { MigrateFlags, JobType, JobOperation, JobStatsFlags } from './migration.js';
+export type { MigrateParams, JobStats } from './migration.js';

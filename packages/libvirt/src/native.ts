@@ -82,7 +82,21 @@ export interface HandleCounts {
   connections: number;
 }
 
+/** native/migration.cc: live migration calls, each taking a NativeDomain. */
+export interface NativeMigration {
+  migrateToURI3(domain: NativeDomain, destUri: string, params: object, flags: number): Promise<void>;
+  getJobStats(
+    domain: NativeDomain,
+    flags: number,
+  ): Promise<{ type: number; stats: Record<string, number | string | boolean> }>;
+  abortJob(domain: NativeDomain): Promise<void>;
+  startPostCopy(domain: NativeDomain): Promise<void>;
+  setMaxDowntime(domain: NativeDomain, ms: number): Promise<void>;
+  setMaxSpeed(domain: NativeDomain, mibPerSecond: number): Promise<void>;
+}
+
 export interface NativeAddon {
+  migration: NativeMigration;
   handleCounts(): HandleCounts;
   connect(
     uri: string,
