@@ -4,7 +4,8 @@
 # know the users libvirt insists on (libvirt-qemu, qemu). Nothing the daemon writes reaches the host's own
 # directories (CONTRIBUTING.md, "Real parts in tests").
 #
-#   private-root.sh exec ROOT [--kvm MODE] -- CMD [ARGS...]   run CMD inside the private root (foreground)
+#   private-root.sh exec ROOT [--kvm MODE] [--private-tmp] -- CMD [ARGS...]
+#                                                             run CMD inside the private root (foreground)
 #   private-root.sh libvirtd ROOT [--kvm MODE]                start libvirtd there, wait for its socket, print its URI
 #   private-root.sh stop ROOT                                 stop that libvirtd and its guests
 #
@@ -13,18 +14,24 @@
 #   none    no /dev/kvm: libvirt and the launcher see a host without KVM
 #   broken  a character device that is not KVM (1:3, the null device) at /dev/kvm: "present but unusable"
 # Without --kvm the host's /dev is used as it is. Everything runs as root. ROOT is created when missing.
+# --private-tmp binds ROOT/tmp on /tmp, so whatever CMD leaves in /tmp can be checked in ROOT/tmp afterwards.
 set -euo pipefail
 
-usage() { sed -n '2,16p' "$0" >&2; exit 2; }
+usage() { sed -n '2,17p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 verb=$1 root=$(realpath -m "$2")
 shift 2
-kvm=
-if [[ ${1:-} == --kvm ]]; then
+kvm= private_tmp=
+while [[ ${1:-} == --kvm || ${1:-} == --private-tmp ]]; do
+  if [[ $1 == --private-tmp ]]; then
+    private_tmp=1
+    shift
+    continue
+  fi
   kvm=${2:-}
   shift 2 || usage
   case $kvm in host | none | broken) ;; *) echo "private-root.sh: --kvm $kvm: expected host, none or broken" >&2; exit 2 ;; esac
-fi
+done
 
 prepare_root() {
   mkdir -p "$root"/etc/libvirt "$root"/run/libvirt "$root"/var/lib/libvirt/qemu "$root"/var/log/libvirt/qemu \
@@ -69,7 +76,7 @@ CONF
 enter() {
   ${exec_prefix:-} unshare -m --propagation private -- bash -c '
     set -e
-    r=$1 kvm=$2; shift 2
+    r=$1 kvm=$2 private_tmp=$3; shift 3
     if [[ -n $kvm ]]; then
       d=$r/.dev
       mkdir -p "$d"
@@ -96,7 +103,8 @@ enter() {
     mount --bind "$r/etc/group" /etc/group
     mount --bind "$r/run" /run
     mount --bind "$r/var" /var
-    exec "$@"' private-root "$root" "$kvm" "$@"
+    if [[ -n $private_tmp ]]; then mount --bind "$r/tmp" /tmp; fi
+    exec "$@"' private-root "$root" "$kvm" "$private_tmp" "$@"
 }
 
 uri() { echo "qemu+unix:///system?socket=$root/run/libvirt/libvirt-sock"; }
