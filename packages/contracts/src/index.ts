@@ -7,6 +7,7 @@ export {
   DhcpV6Config,
   DhcpRoute,
   DhcpPrivateOption,
+  RouterAdvertConfig,
 } from './gen/virtlauncher/dhcp/v1/dhcp.js';
 
 /**

@@ -74,6 +74,25 @@ export interface DhcpV6Config {
   dnsServers: string[];
   /** Preferred and valid lifetime; 0 means 999 days. */
   leaseSeconds: number;
+  /** Router advertisements sent on the same interface; absent: none are sent. */
+  routerAdvert: RouterAdvertConfig | undefined;
+}
+
+/**
+ * ICMPv6 router advertisements (RFC 4861) that make the server's link the guest's default route and send the
+ * guest to DHCPv6 for its address (the managed flag).
+ */
+export interface RouterAdvertConfig {
+  /** The on-link prefix, e.g. fd10:0:2::/120. Never announced as autonomous: the address comes from DHCPv6. */
+  prefix: string;
+  /** Router lifetime in seconds (at most 9000); 0 means 1800. */
+  routerLifetimeSeconds: number;
+  /** MTU option; 0 omits it. */
+  mtu: number;
+  /** Seconds between unsolicited advertisements; 0 means 10. A router solicitation is answered at once. */
+  intervalSeconds: number;
+  /** Recursive DNS servers (RFC 8106 RDNSS) announced with the route; empty omits the option. */
+  dnsServers: string[];
 }
 
 export interface DhcpServerConfig {
@@ -632,7 +651,14 @@ export const DhcpV4Config: MessageFns<DhcpV4Config> = {
 };
 
 function createBaseDhcpV6Config(): DhcpV6Config {
-  return { interfaceName: "", clientIpCidr: "", serverMac: "", dnsServers: [], leaseSeconds: 0 };
+  return {
+    interfaceName: "",
+    clientIpCidr: "",
+    serverMac: "",
+    dnsServers: [],
+    leaseSeconds: 0,
+    routerAdvert: undefined,
+  };
 }
 
 export const DhcpV6Config: MessageFns<DhcpV6Config> = {
@@ -651,6 +677,9 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
     }
     if (message.leaseSeconds !== 0) {
       writer.uint32(40).uint32(message.leaseSeconds);
+    }
+    if (message.routerAdvert !== undefined) {
+      RouterAdvertConfig.encode(message.routerAdvert, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -708,6 +737,14 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
             message.leaseSeconds = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.routerAdvert = RouterAdvertConfig.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -747,6 +784,11 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
         : isSet(object.lease_seconds)
         ? globalThis.Number(object.lease_seconds)
         : 0,
+      routerAdvert: isSet(object.routerAdvert)
+        ? RouterAdvertConfig.fromJSON(object.routerAdvert)
+        : isSet(object.router_advert)
+        ? RouterAdvertConfig.fromJSON(object.router_advert)
+        : undefined,
     };
   },
 
@@ -767,6 +809,9 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
     if (message.leaseSeconds !== 0) {
       obj.leaseSeconds = Math.round(message.leaseSeconds);
     }
+    if (message.routerAdvert !== undefined) {
+      obj.routerAdvert = RouterAdvertConfig.toJSON(message.routerAdvert);
+    }
     return obj;
   },
 
@@ -780,6 +825,154 @@ export const DhcpV6Config: MessageFns<DhcpV6Config> = {
     message.serverMac = object.serverMac ?? "";
     message.dnsServers = object.dnsServers?.map((e) => e) || [];
     message.leaseSeconds = object.leaseSeconds ?? 0;
+    message.routerAdvert = (object.routerAdvert !== undefined && object.routerAdvert !== null)
+      ? RouterAdvertConfig.fromPartial(object.routerAdvert)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRouterAdvertConfig(): RouterAdvertConfig {
+  return { prefix: "", routerLifetimeSeconds: 0, mtu: 0, intervalSeconds: 0, dnsServers: [] };
+}
+
+export const RouterAdvertConfig: MessageFns<RouterAdvertConfig> = {
+  encode(message: RouterAdvertConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.prefix !== "") {
+      writer.uint32(10).string(message.prefix);
+    }
+    if (message.routerLifetimeSeconds !== 0) {
+      writer.uint32(16).uint32(message.routerLifetimeSeconds);
+    }
+    if (message.mtu !== 0) {
+      writer.uint32(24).uint32(message.mtu);
+    }
+    if (message.intervalSeconds !== 0) {
+      writer.uint32(32).uint32(message.intervalSeconds);
+    }
+    for (const v of message.dnsServers) {
+      writer.uint32(42).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouterAdvertConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouterAdvertConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.routerLifetimeSeconds = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mtu = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.intervalSeconds = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.dnsServers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RouterAdvertConfig {
+    return {
+      prefix: isSet(object.prefix) ? globalThis.String(object.prefix) : "",
+      routerLifetimeSeconds: isSet(object.routerLifetimeSeconds)
+        ? globalThis.Number(object.routerLifetimeSeconds)
+        : isSet(object.router_lifetime_seconds)
+        ? globalThis.Number(object.router_lifetime_seconds)
+        : 0,
+      mtu: isSet(object.mtu) ? globalThis.Number(object.mtu) : 0,
+      intervalSeconds: isSet(object.intervalSeconds)
+        ? globalThis.Number(object.intervalSeconds)
+        : isSet(object.interval_seconds)
+        ? globalThis.Number(object.interval_seconds)
+        : 0,
+      dnsServers: globalThis.Array.isArray(object?.dnsServers)
+        ? object.dnsServers.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.dns_servers)
+        ? object.dns_servers.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RouterAdvertConfig): unknown {
+    const obj: any = {};
+    if (message.prefix !== "") {
+      obj.prefix = message.prefix;
+    }
+    if (message.routerLifetimeSeconds !== 0) {
+      obj.routerLifetimeSeconds = Math.round(message.routerLifetimeSeconds);
+    }
+    if (message.mtu !== 0) {
+      obj.mtu = Math.round(message.mtu);
+    }
+    if (message.intervalSeconds !== 0) {
+      obj.intervalSeconds = Math.round(message.intervalSeconds);
+    }
+    if (message.dnsServers?.length) {
+      obj.dnsServers = message.dnsServers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouterAdvertConfig>, I>>(base?: I): RouterAdvertConfig {
+    return RouterAdvertConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouterAdvertConfig>, I>>(object: I): RouterAdvertConfig {
+    const message = createBaseRouterAdvertConfig();
+    message.prefix = object.prefix ?? "";
+    message.routerLifetimeSeconds = object.routerLifetimeSeconds ?? 0;
+    message.mtu = object.mtu ?? 0;
+    message.intervalSeconds = object.intervalSeconds ?? 0;
+    message.dnsServers = object.dnsServers?.map((e) => e) || [];
     return message;
   },
 };
