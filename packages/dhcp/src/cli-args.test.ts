@@ -52,7 +52,34 @@ describe('virt-dhcp flags', () => {
     expect(config.v6).toMatchObject({ interfaceName: 'k6t-eth0', clientIpCidr: 'fd10:0:2::2/120', leaseSeconds: 60 });
   });
 
+  it('--ra announces the --client-ipv6 network with --mtu, --dns6 and its own timers', () => {
+    const { config } = parseServeArgs([
+      ...base,
+      '--mtu',
+      '1400',
+      '--client-ipv6',
+      'fd10:0:2::2/120',
+      '--dns6',
+      'fd00::10',
+      '--ra',
+      '--ra-lifetime',
+      '600',
+      '--ra-interval',
+      '5',
+    ]);
+    expect(config.v6?.routerAdvert).toEqual({
+      prefix: 'fd10:0:2::2/120',
+      routerLifetimeSeconds: 600,
+      intervalSeconds: 5,
+      mtu: 1400,
+      dnsServers: ['fd00::10'],
+    });
+    expect(parseServeArgs([...base, '--client-ipv6', 'fd10:0:2::2/120']).config.v6?.routerAdvert).toBeUndefined();
+  });
+
   it.each([
+    [[...base, '--ra']],
+    [[...base, '--client-ipv6', 'fd10::2/120', '--ra', '--ra-lifetime', '9001']],
     [['serve']],
     [['run', '--interface', 'x']],
     [[...base, '--bogus', '1']],

@@ -1,7 +1,7 @@
 // Flags of `virt-dhcp serve` -> DhcpServerConfig. Pure, so every flag error is a unit test; a bad flag is a
 // UsageError that the CLI prints as one line and exits 2 on.
 import { parseArgs } from 'node:util';
-import { type DhcpServerConfig, DhcpV4Config, DhcpV6Config } from '@virt-launcher/contracts';
+import { type DhcpServerConfig, DhcpV4Config, DhcpV6Config, RouterAdvertConfig } from '@virt-launcher/contracts';
 import type { LogLevel } from '@virt-launcher/shared';
 
 export class UsageError extends Error {
@@ -12,7 +12,8 @@ export const USAGE =
   'usage: virt-dhcp serve --interface IF --server-ip IP --client-ip CIDR [--client-mac MAC] [--router IP] ' +
   '[--dns IP[,IP]] [--search DOMAIN[,DOMAIN]] [--domain NAME] [--mtu N] [--hostname NAME] [--route CIDR,GATEWAY]... ' +
   '[--lease-seconds N] [--ntp IP[,IP]] [--tftp-server NAME] [--bootfile NAME] [--private-option CODE=HEX]... ' +
-  '[--client-ipv6 CIDR --server-mac MAC --dns6 IP[,IP]] [--log-level debug|info|warning|error]';
+  '[--client-ipv6 CIDR --server-mac MAC --dns6 IP[,IP] [--ra [--ra-lifetime S] [--ra-interval S]]] ' +
+  '[--log-level debug|info|warning|error]';
 
 const flags = {
   interface: { type: 'string' },
@@ -34,6 +35,9 @@ const flags = {
   'client-ipv6': { type: 'string' },
   'server-mac': { type: 'string' },
   dns6: { type: 'string' },
+  ra: { type: 'boolean' },
+  'ra-lifetime': { type: 'string' },
+  'ra-interval': { type: 'string' },
   'log-level': { type: 'string' },
 } as const;
 
@@ -50,6 +54,20 @@ function uint(text: string | undefined, flag: string, max: number): number {
   if (text === undefined) return 0;
   if (!/^\d+$/.test(text) || Number(text) > max) throw new UsageError(`--${flag}: "${text}" is not a number <= ${max}`);
   return Number(text);
+}
+
+/** --ra announces the network of --client-ipv6 (its host bits cleared by the server), with --mtu and --dns6. */
+function routerAdvert(
+  clientIpv6: string,
+  values: { mtu?: string; dns6?: string; 'ra-lifetime'?: string; 'ra-interval'?: string },
+): RouterAdvertConfig {
+  return RouterAdvertConfig.fromPartial({
+    prefix: clientIpv6,
+    routerLifetimeSeconds: uint(values['ra-lifetime'], 'ra-lifetime', 9000),
+    intervalSeconds: uint(values['ra-interval'], 'ra-interval', 1800),
+    mtu: uint(values.mtu, 'mtu', 65535),
+    dnsServers: list(values.dns6),
+  });
 }
 
 export function parseServeArgs(argv: readonly string[]): ServeCommand {
@@ -105,7 +123,10 @@ export function parseServeArgs(argv: readonly string[]): ServeCommand {
       serverMac: values['server-mac'] ?? '',
       dnsServers: list(values.dns6),
       leaseSeconds: uint(values['lease-seconds'], 'lease-seconds', 0xffffffff),
+      routerAdvert: values.ra ? routerAdvert(values['client-ipv6'], values) : undefined,
     });
+  } else if (values.ra || values['ra-lifetime'] || values['ra-interval']) {
+    throw new UsageError('--ra needs --client-ipv6');
   }
   return { config, logLevel };
 }

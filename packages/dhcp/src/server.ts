@@ -4,6 +4,8 @@ import { DhcpConfigError } from './errors.js';
 import { type Logger, createLogger } from '@virt-launcher/shared';
 import { type V4Server, type V4Stats, startV4 } from './v4/server.js';
 import { type V6Server, type V6Stats, startV6 } from './v6/server.js';
+import { prepareRa } from './ra/prepare.js';
+import { type RaServer, type RaStats, startRa } from './ra/server.js';
 
 export interface DhcpServerOptions {
   /** Defaults to JSON lines on stderr with component "virt-dhcp". */
@@ -14,7 +16,7 @@ export interface DhcpServer {
   /** Closes the sockets; idempotent. */
   close(): Promise<void>;
   /** Counters since start, per family (undefined when that family is not served). */
-  stats(): { v4: V4Stats | undefined; v6: V6Stats | undefined };
+  stats(): { v4: V4Stats | undefined; v6: V6Stats | undefined; ra: RaStats | undefined };
 }
 
 export async function startDhcpServer(config: DhcpServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
@@ -22,18 +24,29 @@ export async function startDhcpServer(config: DhcpServerConfig, options: DhcpSer
   if (!config.v4 && !config.v6) throw new DhcpConfigError('neither v4 nor v6 is configured', 'v4');
   let v4: V4Server | undefined;
   let v6: V6Server | undefined;
+  let ra: RaServer | undefined;
   try {
+    // Checked before any socket opens, so a bad advertisement config leaves nothing running.
+    const raPrepared =
+      config.v6?.routerAdvert && prepareRa(config.v6.interfaceName, config.v6.serverMac, config.v6.routerAdvert);
     if (config.v4) v4 = startV4(config.v4, logger);
     if (config.v6) v6 = startV6(config.v6, logger);
+    if (raPrepared) ra = startRa(raPrepared, logger);
   } catch (e) {
     v4?.close();
+    v6?.close();
     throw e;
   }
   return {
     close: async () => {
       v4?.close();
       v6?.close();
+      ra?.close();
     },
-    stats: () => ({ v4: v4 ? { ...v4.stats } : undefined, v6: v6 ? { ...v6.stats } : undefined }),
+    stats: () => ({
+      v4: v4 ? { ...v4.stats } : undefined,
+      v6: v6 ? { ...v6.stats } : undefined,
+      ra: ra ? { ...ra.stats } : undefined,
+    }),
   };
 }
