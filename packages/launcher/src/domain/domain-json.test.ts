@@ -55,7 +55,16 @@ describe('domain JSON', () => {
       Target: { Device: 'tap0', Managed: 'no' },
       Alias: { Name: 'net0', UserDefined: false },
     });
-    expect(json.Spec.Metadata).toEqual({ KubeVirt: { UID: 'u1' } });
+    expect(json.Spec.Metadata).toEqual({
+      KubeVirt: {
+        UID: 'u1',
+        GracePeriod: null,
+        Migration: null,
+        Backup: null,
+        AccessCredential: null,
+        MemoryDump: null,
+      },
+    });
     expect(json.Status).toMatchObject({ Status: 'Running', Reason: 'Unknown' });
   });
 
@@ -72,7 +81,7 @@ describe('domain JSON', () => {
     expect(json.ObjectMeta).toMatchObject({
       namespace: 'default',
       name: 'vm',
-      deletionTimestamp: '2026-01-01T00:00:00.000Z',
+      deletionTimestamp: '2026-01-01T00:00:00Z', // metav1.Time: whole seconds
     });
     expect(json.Status).toMatchObject({ Status: 'NoState', Reason: 'NonExistent' });
   });
