@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // virt-dhcp: runs startDhcpServer in the foreground until SIGTERM/SIGINT, logging JSON lines on stderr.
 // Exit codes: 0 after a signal, 2 for bad flags or config, 1 when the socket cannot be opened.
-import './no-inspector.js';
+import '@virt-launcher/shared/no-inspector';
 import { DhcpConfigError } from './errors.js';
 import { createLogger } from '@virt-launcher/shared';
 import { startDhcpServer } from './server.js';

@@ -4,7 +4,7 @@
 // No V8 flags: the pod runs `node cli.js`, where a shebang's flags never apply, and the 48 MB heap cap they
 // set made a large (still accepted) Sync an out-of-memory crash. Requests are capped at 4 MiB by the cmd server
 // instead; the flags saved ~2.3 MiB of idle RSS (README, "Memory").
-import './no-inspector.js';
+import '@virt-launcher/shared/no-inspector';
 import { constants } from 'node:os';
 import { parseFlags, usage, wantsHelp } from './flags.js';
 import { log, setVerbosity } from './log.js';
