@@ -4,6 +4,7 @@
       "target_name": "virt_native",
       "sources": [
         "native/addon.cc",
+        "native/runtime.cc",
         "native/worker.cc",
         "native/events.cc",
         "native/connection.cc",

@@ -5,6 +5,7 @@
 #include "connection.h"
 #include "domain.h"
 #include "events.h"
+#include "runtime.h"
 #include "migration.h"
 
 namespace {
@@ -31,6 +32,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function dom = vlt::NativeDomain::Define(env);
   data->connectionCtor = Napi::Persistent(conn);
   data->domainCtor = Napi::Persistent(dom);
+  vlt::RegisterRuntimeMethods(env, dom);
   env.SetInstanceData<vlt::AddonData>(data);
   exports.Set("NativeConnection", conn);
   exports.Set("NativeDomain", dom);

@@ -10,6 +10,7 @@ import {
   XMLFlags,
 } from './flags.js';
 import { STATE_NAMES, STATE_REASON_NAMES } from './libvirt-names.js';
+import { BlockResizeFlags } from './runtime-flags.js';
 import * as migration from './migration.js';
 import type { JobStats, MigrateParams } from './migration.js';
 import type { NativeDomain } from './native.js';
@@ -140,6 +141,30 @@ export class Domain {
 
   detachDevice(xml: string, flags?: number | DeviceFlagsObject): Promise<void> {
     return call(this.native.detachDevice(xml, deviceFlags(flags)));
+  }
+
+  /**
+   * Grows (or shrinks) a disk of the running guest to `bytes` (virDomainBlockResize); `disk` is its target
+   * (`vda`) or source path.
+   */
+  blockResize(disk: string, bytes: number): Promise<void> {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      return Promise.reject(new RangeError(`blockResize: bytes must be a whole number >= 0, got ${bytes}`));
+    }
+    return call(this.native.blockResize(disk, bytes, BlockResizeFlags.BYTES));
+  }
+
+  /** Sets the vCPU count (virDomainSetVcpusFlags); `{ live: true }` hot-plugs into the running guest. */
+  setVcpus(count: number, flags?: number | DeviceFlagsObject): Promise<void> {
+    if (!Number.isInteger(count) || count < 1) {
+      return Promise.reject(new RangeError(`setVcpus: count must be a whole number >= 1, got ${count}`));
+    }
+    return call(this.native.setVcpus(count, deviceFlags(flags)));
+  }
+
+  /** Changes a device's settings in place (virDomainUpdateDeviceFlags): link state, virtio-mem size. */
+  updateDevice(xml: string, flags?: number | DeviceFlagsObject): Promise<void> {
+    return call(this.native.updateDevice(xml, deviceFlags(flags)));
   }
 
   /** Sends a guest-agent command (JSON text or object) and returns the agent's raw JSON reply. */

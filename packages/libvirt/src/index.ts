@@ -20,6 +20,7 @@ export {
 } from './flags.js';
 export type * from './types.js';
 export { handleCounts } from './handles.js';
+export { BlockResizeFlags, VcpuFlags } from './runtime-flags.js';
 export type { HandleCounts } from './native.js';
 export { MigrateFlags, JobType, JobOperation, JobStatsFlags } from './migration.js';
 export type { MigrateParams, JobStats } from './migration.js';

@@ -54,6 +54,10 @@ export interface NativeDomain {
   attachDevice(xml: string, flags: number): Promise<void>;
   detachDevice(xml: string, flags: number): Promise<void>;
   qemuAgentCommand(command: string, timeoutSeconds: number): Promise<string>;
+  // native/runtime.cc: calls that change a running domain.
+  blockResize(disk: string, size: number, flags: number): Promise<void>;
+  setVcpus(count: number, flags: number): Promise<void>;
+  updateDevice(xml: string, flags: number): Promise<void>;
 }
 
 export interface NativeConnection {
