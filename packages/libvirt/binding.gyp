@@ -10,7 +10,10 @@
         "native/connection.cc",
         "native/domain.cc",
         "native/typed_params.cc",
-        "native/migration.cc"
+        "native/agent.cc",
+        "native/migration.cc",
+        "native/dirtyrate.cc",
+        "native/disk_errors.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED"],

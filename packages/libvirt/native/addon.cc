@@ -2,11 +2,14 @@
 // instead), starts the event loop thread and exports the two classes plus connect().
 #include <napi.h>
 
+#include "agent.h"
 #include "connection.h"
+#include "dirtyrate.h"
+#include "disk_errors.h"
 #include "domain.h"
 #include "events.h"
-#include "runtime.h"
 #include "migration.h"
+#include "runtime.h"
 
 namespace {
 
@@ -32,12 +35,15 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function dom = vlt::NativeDomain::Define(env);
   data->connectionCtor = Napi::Persistent(conn);
   data->domainCtor = Napi::Persistent(dom);
+  vlt::RegisterAgentMethods(env, dom);
   vlt::RegisterRuntimeMethods(env, dom);
   env.SetInstanceData<vlt::AddonData>(data);
   exports.Set("NativeConnection", conn);
   exports.Set("NativeDomain", dom);
   exports.Set("handleCounts", Napi::Function::New(env, Counts, "handleCounts"));
+  exports.Set("startDirtyRateCalc", Napi::Function::New(env, vlt::StartDirtyRateCalc, "startDirtyRateCalc"));
   exports.Set("migration", vlt::DefineMigration(env));
+  exports.Set("getDiskErrors", Napi::Function::New(env, vlt::GetDiskErrors, "getDiskErrors"));
   exports.Set("connect", Napi::Function::New(env, vlt::NativeConnection::Connect, "connect"));
   return exports;
 }

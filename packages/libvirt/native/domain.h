@@ -24,7 +24,7 @@ class NativeDomain : public Napi::ObjectWrap<NativeDomain> {
 
   using DomWork = std::function<Builder(virDomainPtr)>;
   // Runs `work` on this domain off the JS thread (public so calls kept in their own files, e.g.
-  // migration.cc, can use it); rejects with INVALID_DOMAIN once the handle is freed.
+  // dirtyrate.cc, can use it); rejects with INVALID_DOMAIN once the handle is freed.
   Napi::Value Run(const Napi::CallbackInfo& info, DomWork work);
 
  private:

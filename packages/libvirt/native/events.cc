@@ -127,6 +127,26 @@ void OnJobCompleted(virConnectPtr, virDomainPtr dom, virTypedParameterPtr params
   (*static_cast<SinkHandle*>(opaque))->Emit(std::move(ev));
 }
 
+// I/O error with its reason (QEMU's `enospc`, or an errno-like text): `text` is the device alias, `first`
+// the action libvirt took (virDomainEventIOErrorAction: pause, report, ...), params carry path and reason.
+void OnIOErrorReason(virConnectPtr, virDomainPtr dom, const char* srcPath, const char* devAlias, int action,
+                     const char* reason, void* opaque) {
+  auto ev = NewEvent("ioError", dom);
+  ev->text = devAlias != nullptr ? devAlias : "";
+  ev->first = action;
+  StatValue path;
+  path.field = "srcPath";
+  path.type = VIR_TYPED_PARAM_STRING;
+  path.text = srcPath != nullptr ? srcPath : "";
+  ev->params.push_back(path);
+  StatValue why;
+  why.field = "reason";
+  why.type = VIR_TYPED_PARAM_STRING;
+  why.text = reason != nullptr ? reason : "";
+  ev->params.push_back(why);
+  (*static_cast<SinkHandle*>(opaque))->Emit(std::move(ev));
+}
+
 void OnClose(virConnectPtr, int reason, void* opaque) {
   auto ev = std::make_unique<EventData>();
   ev->kind = "close";
@@ -150,6 +170,7 @@ void RegisterEvents(virConnectPtr conn, const std::shared_ptr<EventSink>& sink, 
       {VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(OnAgentLifecycle)},
       {VIR_DOMAIN_EVENT_ID_MEMORY_DEVICE_SIZE_CHANGE, VIR_DOMAIN_EVENT_CALLBACK(OnMemoryDeviceSizeChange)},
       {VIR_DOMAIN_EVENT_ID_JOB_COMPLETED, VIR_DOMAIN_EVENT_CALLBACK(OnJobCompleted)},
+      {VIR_DOMAIN_EVENT_ID_IO_ERROR_REASON, VIR_DOMAIN_EVENT_CALLBACK(OnIOErrorReason)},
   };
   for (const auto& reg : regs) {
     auto* handle = new SinkHandle(sink);

@@ -15,7 +15,7 @@
 namespace vlt {
 
 struct EventData {
-  // lifecycle | reboot | deviceAdded | deviceRemoved | agentLifecycle | memoryDeviceSizeChange | jobCompleted | close
+  // lifecycle | reboot | deviceAdded | deviceRemoved | agentLifecycle | memoryDeviceSizeChange | jobCompleted | ioError | close
   std::string kind;
   std::string name;
   std::string uuid;

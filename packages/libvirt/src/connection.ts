@@ -105,6 +105,19 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       case 'jobCompleted':
         this.emit('jobCompleted', { name: p.name, uuid: p.uuid, stats: p.params });
         break;
+      case 'ioError': {
+        const actions = ['none', 'pause', 'report'] as const;
+        this.emit('ioError', {
+          name: p.name,
+          uuid: p.uuid,
+          alias: p.text,
+          srcPath: String(p.params.srcPath ?? ''),
+          action: actions[p.first] ?? 'none',
+          actionCode: p.first,
+          reason: String(p.params.reason ?? ''),
+        });
+        break;
+      }
       case 'close': {
         this.lostReason = (CLOSE_REASON_NAMES[p.first] ?? 'error') as CloseReason;
         // A dead connection must not keep the process alive; close() still frees it.

@@ -1,5 +1,6 @@
 // Domain: one libvirt domain handle. Every method is one libvirt call run off the JS thread.
-import { call } from './errors.js';
+import { ErrorCode, ErrorDomain } from './error-codes.js';
+import { LibvirtError, call } from './errors.js';
 import {
   AgentTimeout,
   CreateFlags,
@@ -10,11 +11,22 @@ import {
   XMLFlags,
 } from './flags.js';
 import { STATE_NAMES, STATE_REASON_NAMES } from './libvirt-names.js';
-import { BlockResizeFlags } from './runtime-flags.js';
+import * as agent from './agent.js';
+import type { GuestInfo } from './agent.js';
 import * as migration from './migration.js';
 import type { JobStats, MigrateParams } from './migration.js';
+import { BlockResizeFlags } from './runtime-flags.js';
+import { addon } from './native.js';
 import type { NativeDomain } from './native.js';
-import type { DeviceFlagsObject, DomainInfo, DomainState, DomainStateName, DomainStats } from './types.js';
+import type {
+  DeviceFlagsObject,
+  DirtyRateMode,
+  DiskError,
+  DomainInfo,
+  DomainState,
+  DomainStateName,
+  DomainStats,
+} from './types.js';
 
 export function stateName(code: number): DomainStateName {
   return (STATE_NAMES[code] ?? 'nostate') as DomainStateName;
@@ -23,6 +35,13 @@ export function stateName(code: number): DomainStateName {
 export function reasonName(state: DomainStateName, code: number): string {
   return STATE_REASON_NAMES[state]?.[code] ?? `unknown_${code}`;
 }
+
+/** virDomainDirtyRateCalcFlags values by mode (libvirt-domain.h). */
+const DIRTY_RATE_MODE_FLAGS: Record<DirtyRateMode, number> = {
+  'page-sampling': 0,
+  'dirty-bitmap': 1,
+  'dirty-ring': 2,
+};
 
 function deviceFlags(flags: number | DeviceFlagsObject | undefined): number {
   if (typeof flags === 'number') return flags;
@@ -134,6 +153,26 @@ export class Domain {
     return records[0] ?? { name: this.name, uuid: this.uuid, stats: {} };
   }
 
+  /**
+   * Starts QEMU's dirty-page rate measurement over `seconds`; the result appears later in the `dirtyrate`
+   * stats group (`dirtyrate.calc_status` 2 = measured, `dirtyrate.megabytes_per_second`).
+   */
+  startDirtyRateCalc(seconds: number, mode: DirtyRateMode = 'page-sampling'): Promise<void> {
+    const flags = DIRTY_RATE_MODE_FLAGS[mode];
+    if (flags === undefined) {
+      const message = `startDirtyRateCalc: mode ${JSON.stringify(mode)} is not one of ${Object.keys(DIRTY_RATE_MODE_FLAGS).join(', ')}`;
+      return Promise.reject(new LibvirtError(message, ErrorCode.INVALID_ARG, ErrorDomain.NONE));
+    }
+    return call(addon.startDirtyRateCalc(this.native, seconds, flags));
+  }
+
+  /** Disks QEMU stopped or reported on because of an I/O error (virDomainGetDiskErrors); empty when none. */
+  async getDiskErrors(): Promise<DiskError[]> {
+    const names = ['none', 'unspec', 'no_space'] as const;
+    const raw = await call(addon.getDiskErrors(this.native));
+    return raw.map((e) => ({ disk: e.disk, error: names[e.error] ?? 'unspec', errorCode: e.error }));
+  }
+
   /** `flags` is a DeviceModifyFlags mask or `{ live, config, force }`. */
   attachDevice(xml: string, flags?: number | DeviceFlagsObject): Promise<void> {
     return call(this.native.attachDevice(xml, deviceFlags(flags)));
@@ -203,5 +242,41 @@ export class Domain {
   /** The bandwidth cap of a migration, also while it runs (MiB/s; 0 = unlimited). */
   migrateSetMaxSpeed(mibPerSecond: number): Promise<void> {
     return migration.setMaxSpeed(this.native, mibPerSecond);
+  }
+
+  // --- guest agent (src/agent.ts, native/agent.cc) ---
+
+  /** virDomainGetGuestInfo: `types` is a GuestInfoTypes mask (0 = everything); shaped into nested objects. */
+  getGuestInfo(types = 0): Promise<GuestInfo> {
+    return agent.getGuestInfo(this.native, types);
+  }
+
+  /** Freezes the guest's filesystems (all when none are named); resolves to how many were frozen. */
+  fsFreeze(mountpoints: readonly string[] = []): Promise<number> {
+    return agent.fsFreeze(this.native, mountpoints);
+  }
+
+  /** Thaws the guest's filesystems (all when none are named); resolves to how many were thawed. */
+  fsThaw(mountpoints: readonly string[] = []): Promise<number> {
+    return agent.fsThaw(this.native, mountpoints);
+  }
+
+  /** Sets the guest's clock through the agent (now by default; `sync`: from the guest's RTC). */
+  setTime(opts: { time?: Date; sync?: boolean } = {}): Promise<void> {
+    return agent.setTime(this.native, opts);
+  }
+
+  /** The lines of `user`'s authorized_keys in the guest. */
+  authorizedSSHKeysGet(user: string): Promise<string[]> {
+    return agent.authorizedSSHKeysGet(this.native, user);
+  }
+
+  /** Replaces `user`'s authorized_keys in the guest (`append` adds, `remove` deletes the keys given). */
+  authorizedSSHKeysSet(
+    user: string,
+    keys: readonly string[],
+    opts: { append?: boolean; remove?: boolean } = {},
+  ): Promise<void> {
+    return agent.authorizedSSHKeysSet(this.native, user, keys, opts);
   }
 }

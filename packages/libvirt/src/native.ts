@@ -27,6 +27,7 @@ export type NativeEventKind =
   | 'agentLifecycle'
   | 'memoryDeviceSizeChange'
   | 'jobCompleted'
+  | 'ioError'
   | 'close';
 
 export interface NativeStatsRecord {
@@ -54,6 +55,13 @@ export interface NativeDomain {
   attachDevice(xml: string, flags: number): Promise<void>;
   detachDevice(xml: string, flags: number): Promise<void>;
   qemuAgentCommand(command: string, timeoutSeconds: number): Promise<string>;
+  // native/agent.cc: guest-agent calls.
+  getGuestInfo(types: number, flags: number): Promise<Record<string, number | string | boolean>>;
+  fsFreeze(mountpoints: string[], flags: number): Promise<number>;
+  fsThaw(mountpoints: string[], flags: number): Promise<number>;
+  setTime(seconds: number, nseconds: number, flags: number): Promise<void>;
+  authorizedSSHKeysGet(user: string, flags: number): Promise<string[]>;
+  authorizedSSHKeysSet(user: string, keys: string[], flags: number): Promise<void>;
   // native/runtime.cc: calls that change a running domain.
   blockResize(disk: string, size: number, flags: number): Promise<void>;
   setVcpus(count: number, flags: number): Promise<void>;
@@ -102,6 +110,10 @@ export interface NativeMigration {
 export interface NativeAddon {
   migration: NativeMigration;
   handleCounts(): HandleCounts;
+  /** virDomainStartDirtyRateCalc on `domain` (a NativeDomain), off the JS thread. */
+  startDirtyRateCalc(domain: NativeDomain, seconds: number, flags: number): Promise<void>;
+  /** virDomainGetDiskErrors on `domain`: each disk target with libvirt's virDomainDiskErrorCode. */
+  getDiskErrors(domain: NativeDomain): Promise<Array<{ disk: string; error: number }>>;
   connect(
     uri: string,
     readOnly: boolean,

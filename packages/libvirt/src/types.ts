@@ -67,6 +67,31 @@ export interface JobCompletedEvent extends DomainEventBase {
   stats: Record<string, number | string | boolean>;
 }
 
+/** What libvirt did about an I/O error (virDomainEventIOErrorAction). */
+export type IoErrorAction = 'none' | 'pause' | 'report';
+
+export interface IoErrorEvent extends DomainEventBase {
+  /** The disk's alias, e.g. `ua-disk1`. */
+  alias: string;
+  /** The disk's source (file or device path). */
+  srcPath: string;
+  action: IoErrorAction;
+  actionCode: number;
+  /** QEMU's reason: `enospc` when the disk is full, else another short text (may be empty). */
+  reason: string;
+}
+
+export interface DiskError {
+  /** The disk's target, e.g. `vda`. */
+  disk: string;
+  /** libvirt's virDomainDiskErrorCode by name: `unspec` (an I/O error) or `no_space`. */
+  error: 'none' | 'unspec' | 'no_space';
+  errorCode: number;
+}
+
+/** virDomainDirtyRateCalcFlags: how QEMU measures (page sampling is the only mode TCG offers). */
+export type DirtyRateMode = 'page-sampling' | 'dirty-bitmap' | 'dirty-ring';
+
 /** Why the daemon went away: libvirt's virConnectCloseReason in lower case. */
 export type CloseReason = 'error' | 'eof' | 'keepalive' | 'client';
 
@@ -78,6 +103,7 @@ export interface ConnectionEvents {
   agentLifecycle: [AgentLifecycleEvent];
   memoryDeviceSizeChange: [MemoryDeviceSizeEvent];
   jobCompleted: [JobCompletedEvent];
+  ioError: [IoErrorEvent];
   close: [CloseReason];
 }
 
