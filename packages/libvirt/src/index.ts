@@ -24,3 +24,13 @@ export { BlockResizeFlags, VcpuFlags } from './runtime-flags.js';
 export type { HandleCounts } from './native.js';
 export { MigrateFlags, JobType, JobOperation, JobStatsFlags } from './migration.js';
 export type { MigrateParams, JobStats } from './migration.js';
+export { GuestInfoTypes, AuthorizedSSHKeysFlags, SetTimeFlags, shapeGuestInfo } from './agent.js';
+export type {
+  GuestInfo,
+  GuestUser,
+  GuestOSInfo,
+  GuestFilesystem,
+  GuestFilesystemDisk,
+  GuestInterface,
+  GuestIPAddress,
+} from './agent.js';
