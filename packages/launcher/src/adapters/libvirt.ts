@@ -77,3 +77,15 @@ export function hasLibvirtCode(err: unknown, name: ErrorCodeName): boolean {
   const lv = asLibvirtError(err);
   return lv !== undefined && loaded !== undefined && lv.code === loaded.ErrorCode[name];
 }
+
+/** What a live migration does with a domain (migration/): the launcher's Domain plus the job calls. */
+export type MigrationDomain = Domain &
+  Pick<
+    Libvirt.Domain,
+    'migrateToURI3' | 'getJobStats' | 'abortJob' | 'migrateStartPostCopy' | 'migrateSetMaxDowntime' | 'getXMLDesc'
+  >;
+
+/** The connection's domains are the face's own Domain objects: they have the migration calls too. */
+export function asMigrationDomain(dom: Domain): MigrationDomain {
+  return dom as MigrationDomain;
+}

@@ -1,6 +1,7 @@
 // Cmd RPC handlers: each one small, delegating to the DomainManager, logging KubeVirt's per-RPC message.
 import type { DomainManager } from '../domain/manager.js';
 import { log } from '../log.js';
+import { migrationHandlers } from '../migration/handlers.js';
 import { ok } from './rpc-table.js';
 import type { CmdHandlers } from './rpc-table.js';
 import { NO_AGENT } from './no-agent.js';
@@ -61,5 +62,6 @@ export function domainHandlers(manager: DomainManager): CmdHandlers {
     getGuestInfo: async () => ({ response: ok(), guestInfoResponse: NO_AGENT.guestInfo }),
     getUsers: async () => ({ response: ok(), guestUserListResponse: NO_AGENT.users }),
     getFilesystems: async () => ({ response: ok(), guestFilesystemsResponse: NO_AGENT.filesystems }),
+    ...migrationHandlers(manager.syncEnv),
   };
 }

@@ -59,6 +59,11 @@ export class DomainManager {
     return this.env.metadata;
   }
 
+  /** What the sync steps use; the migration RPCs (migration/) run the same pre-start steps on a target. */
+  get syncEnv(): SyncEnv {
+    return this.env;
+  }
+
   private async lookup(vmi: VmiView): Promise<Domain | undefined> {
     try {
       return await this.conn.lookupDomainByName(vmi.domainName);

@@ -7,9 +7,23 @@ export interface GracePeriodMetadata {
   MarkedForGracefulShutdown?: boolean;
 }
 
+/** KubeVirt's api.MigrationMetadata: the record of the one migration this launcher runs or receives. */
+export interface MigrationMetadata {
+  UID?: string;
+  StartTimestamp?: string;
+  EndTimestamp?: string;
+  Failed?: boolean;
+  FailureReason?: string;
+  /** '' | 'Aborting' | 'Succeeded' | 'Failed' (v1.MigrationAbortStatus). */
+  AbortStatus?: string;
+  /** 'PreCopy' | 'PostCopy' | 'Paused' (v1.MigrationMode). */
+  Mode?: string;
+}
+
 export interface KubeVirtMetadata {
   UID: string;
   GracePeriod?: GracePeriodMetadata;
+  Migration?: MigrationMetadata;
 }
 
 export class MetadataCache {

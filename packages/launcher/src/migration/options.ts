@@ -1,0 +1,118 @@
+// KubeVirt's MigrationOptions as the handler sends them: JSON with Go field names in MigrationRequest.options.
+// Parsed strictly: a field of the wrong type is a MigrationOptionsError naming the field and the value, so a bad
+// request never starts half a migration.
+import { parseQuantity, toBytes } from '@virt-launcher/shared';
+
+export class MigrationOptionsError extends Error {
+  constructor(
+    message: string,
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(message);
+    this.name = 'MigrationOptionsError';
+  }
+}
+
+export interface MigrationOptions {
+  /** Bandwidth cap in MiB/s (the Quantity rounded up to whole MiB); 0 = unlimited. */
+  bandwidthMiB: number;
+  /** Seconds without progress (data remaining not shrinking) before the migration is aborted; 0 = never. */
+  progressTimeout: number;
+  /** Seconds per GiB of data to move before the migration is helped to complete or aborted; 0 = never. */
+  completionTimeoutPerGiB: number;
+  maxDowntimeMs: number;
+  unsafeMigration: boolean;
+  allowAutoConverge: boolean;
+  allowPostCopy: boolean;
+  allowWorkloadDisruption: boolean;
+  /** Parallel migration connections, when the handler asks for them. */
+  parallelMigrationThreads?: number;
+  /** `zstd` when asked; other methods are dropped with a warning, as KubeVirt does. */
+  compression?: string;
+  /** The stall detector (VEP 248) was asked for; this launcher runs the legacy convergence path instead. */
+  stallDetectorRequested: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+function num(o: Json, field: string, min = 0): number {
+  const v = o[field];
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || !Number.isInteger(v)) {
+    throw new MigrationOptionsError(
+      `MigrationOptions.${field}: ${JSON.stringify(v)} is not a whole number >= ${min}`,
+      field,
+      v,
+    );
+  }
+  return v;
+}
+
+function bool(o: Json, field: string): boolean {
+  const v = o[field];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') {
+    throw new MigrationOptionsError(`MigrationOptions.${field}: ${JSON.stringify(v)} is not a boolean`, field, v);
+  }
+  return v;
+}
+
+/** resource.Quantity marshals as a string ("64Mi"); a bare number is accepted too. */
+function bandwidthMiB(o: Json): number {
+  const v = o.Bandwidth;
+  if (v === undefined || v === null || v === '' || v === 0 || v === '0') return 0;
+  const q = typeof v === 'number' || typeof v === 'string' ? parseQuantity(String(v)) : undefined;
+  if (!q || q.numerator < 0n) {
+    throw new MigrationOptionsError(
+      `MigrationOptions.Bandwidth: ${JSON.stringify(v)} is not a quantity`,
+      'Bandwidth',
+      v,
+    );
+  }
+  const mib = 1n << 20n;
+  return Number((toBytes(q) + mib - 1n) / mib);
+}
+
+export function parseMigrationOptions(raw: Uint8Array | undefined): MigrationOptions {
+  if (!raw || raw.length === 0) {
+    throw new MigrationOptionsError('migration options object not present in command server request', 'options', raw);
+  }
+  let o: unknown;
+  try {
+    o = JSON.parse(Buffer.from(raw).toString('utf8'));
+  } catch (err) {
+    throw new MigrationOptionsError(
+      `no valid migration options object present in command server request: ${(err as Error).message}`,
+      'options',
+      Buffer.from(raw).toString('utf8').slice(0, 80),
+    );
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+    throw new MigrationOptionsError('MigrationOptions: expected a JSON object', 'options', o);
+  }
+  const j = o as Json;
+  const threads = j.ParallelMigrationThreads;
+  const compression = j.Compression;
+  if (compression !== undefined && compression !== null && typeof compression !== 'string') {
+    throw new MigrationOptionsError(
+      `MigrationOptions.Compression: ${JSON.stringify(compression)} is not a string`,
+      'Compression',
+      compression,
+    );
+  }
+  return {
+    bandwidthMiB: bandwidthMiB(j),
+    progressTimeout: num(j, 'ProgressTimeout'),
+    completionTimeoutPerGiB: num(j, 'CompletionTimeoutPerGiB'),
+    maxDowntimeMs: num(j, 'MaxDowntimeMs'),
+    unsafeMigration: bool(j, 'UnsafeMigration'),
+    allowAutoConverge: bool(j, 'AllowAutoConverge'),
+    allowPostCopy: bool(j, 'AllowPostCopy'),
+    allowWorkloadDisruption: bool(j, 'AllowWorkloadDisruption'),
+    parallelMigrationThreads:
+      threads === undefined || threads === null ? undefined : num(j, 'ParallelMigrationThreads', 1),
+    compression: compression === 'zstd' ? 'zstd' : undefined,
+    stallDetectorRequested: j.StallDetectorOptions !== undefined && j.StallDetectorOptions !== null,
+  };
+}
