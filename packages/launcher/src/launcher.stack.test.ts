@@ -7,6 +7,13 @@ import { NotifyStandIn, request, vmiJson } from './testing/handler-standin.js';
 import { makeRunRoot, removeRunRoot, startLauncher } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 
+/** A step several tests need: run once, on first use, whichever test (or `-t` selection) asks first. */
+function once<T>(step: () => Promise<T>): () => Promise<T> {
+  let done: Promise<T> | undefined;
+  return () => (done ??= step());
+}
+
+// The lifecycle steps (sync, kill) are shared by the tests that need them, so each test also passes on its own.
 describe('virt-launcher with test:///default and a handler stand-in', () => {
   let root = '';
   let launcher: LauncherProcess;
@@ -44,12 +51,30 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
     await removeRunRoot(root);
   });
 
-  it('syncs: defines and starts the domain, a re-sync changes nothing', async () => {
-    expect(await client.call('syncVirtualMachine', request(vmi))).toEqual({ success: true, message: '' });
+  const synced = once(async () => {
+    const reply = await client.call('syncVirtualMachine', request(vmi));
     await launcher.waitForLog('Domain started.');
     const added = await notify.waitFor((e) => e.eventType === 'ADDED');
-    expect(added.domain.ObjectMeta).toMatchObject({ name: 'web', namespace: 'default', uid: 'uid-web' });
     await notify.waitFor((e) => e.domain.Status.Status === 'Running');
+    return { reply, added };
+  });
+
+  // Events arrive after the calls that caused them, and each reads the domain's state when it is handled: the
+  // definition's ADDED, handled late, may itself say Shutoff/Destroyed. The kill's own event is the MODIFIED one.
+  const killed = once(async () => {
+    await synced();
+    const reply = await client.call('killVirtualMachine', request(vmi));
+    const off = await notify.waitFor(
+      (e) =>
+        e.eventType === 'MODIFIED' && e.domain.Status.Status === 'Shutoff' && e.domain.Status.Reason === 'Destroyed',
+    );
+    return { reply, off };
+  });
+
+  it('syncs: defines and starts the domain, a re-sync changes nothing', async () => {
+    const { reply, added } = await synced();
+    expect(reply).toEqual({ success: true, message: '' });
+    expect(added.domain.ObjectMeta).toMatchObject({ name: 'web', namespace: 'default', uid: 'uid-web' });
     // The handler sends the same VMI several times a second: concurrent syncs serialise and define once.
     const again = await Promise.all([1, 2, 3].map(() => client.call('syncVirtualMachine', request(vmi))));
     expect(again.every((r) => r.success)).toBe(true);
@@ -60,6 +85,7 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
   });
 
   it('GetDomain answers KubeVirt JSON with Go field names', async () => {
+    await synced();
     const res = await client.call('getDomain', {});
     expect(res.response?.success).toBe(true);
     const dom = JSON.parse(res.domain) as {
@@ -79,6 +105,7 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
   });
 
   it('pauses and unpauses, and each change reaches notify', async () => {
+    await synced();
     expect((await client.call('pauseVirtualMachine', request(vmi))).success).toBe(true);
     await notify.waitFor((e) => e.domain.Status.Status === 'Paused' && e.domain.Status.Reason === 'User');
     expect((await client.call('unpauseVirtualMachine', request(vmi))).success).toBe(true);
@@ -111,13 +138,8 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
   });
 
   it('kill stops the domain; while it is still defined its events carry no deletionTimestamp', async () => {
-    // Events arrive after the calls that caused them, and each reads the domain's state when it is handled: the
-    // definition's ADDED, handled late, may itself say Shutoff/Destroyed. The kill's own event is the MODIFIED one.
-    expect((await client.call('killVirtualMachine', request(vmi))).success).toBe(true);
-    const off = await notify.waitFor(
-      (e) =>
-        e.eventType === 'MODIFIED' && e.domain.Status.Status === 'Shutoff' && e.domain.Status.Reason === 'Destroyed',
-    );
+    const { reply, off } = await killed();
+    expect(reply.success).toBe(true);
     expect(off.domain.Status.Reason).toBe('Destroyed');
     expect(off.domain.ObjectMeta.deletionTimestamp).toBeUndefined();
     // The launcher waits for the handler's Delete instead of exiting on its own.
@@ -127,6 +149,7 @@ describe('virt-launcher with test:///default and a handler stand-in', () => {
   });
 
   it("after the handler's Delete the event carries deletionTimestamp and the launcher exits 0", async () => {
+    await killed();
     expect(await client.call('deleteVirtualMachine', request(vmi))).toEqual({ success: true, message: '' });
     const gone = await notify.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined);
     expect(gone.eventType).toBe('MODIFIED');
