@@ -56,6 +56,10 @@ export function domainHandlers(manager: DomainManager): CmdHandlers {
     },
     getDomain: async () => ({ response: ok(), domain: await manager.getDomainJson() }),
     getDomainStats: async () => ({ response: ok(), domainStats: await manager.getDomainStats() }),
+    getDomainDirtyRateStats: async () => ({
+      response: ok(),
+      dirtyRateMbs: BigInt(Math.round(await manager.getDirtyRateMbps())),
+    }),
     getQemuVersion: async () => ({ response: ok(), version: await manager.getQemuVersion() }),
     // No guest agent is tracked: KubeVirt answers these with success and its empty JSON (the handler's metrics
     // scrape drops a VMI's metrics on an error from GetFilesystems).
