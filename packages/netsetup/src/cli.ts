@@ -5,28 +5,53 @@ import { applyPlan } from './apply.js';
 import { parseCli, USAGE } from './cli-args.js';
 import type { MasqueradeArgs, TeardownArgs } from './cli-args.js';
 import { discoverPodInterface } from './discover.js';
-import { BadInputError } from './errors.js';
+import { readFile } from 'node:fs/promises';
+import type { DhcpV4Config } from '@virt-launcher/contracts';
+import { BadInputError, InvalidRequestError } from './errors.js';
 import { planMasquerade } from './plan.js';
 import { teardown } from './teardown.js';
+import { masqueradeRequestFor, type VmiLike } from './vmi-request.js';
+import type { MasqueradeRequest, PodInterfaceFacts } from './gen/virtlauncher/netsetup/v1/netsetup.js';
+
+/** The request a VMI file asks for: its interface --iface, or the first masquerade one. */
+async function requestFromVmiFile(a: MasqueradeArgs, pod: PodInterfaceFacts): Promise<MasqueradeRequest> {
+  let vmi: VmiLike;
+  try {
+    vmi = JSON.parse(await readFile(a.vmi!, 'utf8')) as VmiLike;
+  } catch (err) {
+    throw new InvalidRequestError(`--vmi ${a.vmi}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const iface = a.iface || vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade)?.name || '';
+  if (!iface) throw new InvalidRequestError(`--vmi ${a.vmi}: no interface uses the masquerade binding`);
+  return masqueradeRequestFor(vmi, iface, pod, {
+    tapUid: a.tapUid,
+    tapGid: a.tapGid,
+    queues: a.queues,
+    legacyMigrationPorts: a.legacyMigrationPorts,
+  });
+}
 
 async function masquerade(a: MasqueradeArgs): Promise<void> {
   const pod = await discoverPodInterface(a.netns, a.podIface, { resolvConfPath: a.resolvConf, hostname: a.hostname });
   // A plain request object: the generated codec is only loaded when JSON is printed (it costs start-up time).
-  const plan = planMasquerade({
-    pod,
-    ports: a.ports,
-    ipv6: a.ipv6,
-    queues: a.queues,
-    tapUid: a.tapUid,
-    tapGid: a.tapGid,
-    vmNetworkCidr: a.vmCidr,
-    vmIpv6NetworkCidr: a.vmIpv6Cidr,
-    subdomain: a.subdomain,
-    tapName: '',
-    legacyMigrationPorts: a.legacyMigrationPorts,
-    istio: a.istio,
-    dhcpOptions: undefined,
-  });
+  const request: MasqueradeRequest = a.vmi
+    ? await requestFromVmiFile(a, pod)
+    : {
+        pod,
+        ports: a.ports,
+        ipv6: a.ipv6,
+        queues: a.queues,
+        tapUid: a.tapUid,
+        tapGid: a.tapGid,
+        vmNetworkCidr: a.vmCidr,
+        vmIpv6NetworkCidr: a.vmIpv6Cidr,
+        subdomain: a.subdomain,
+        tapName: '',
+        legacyMigrationPorts: a.legacyMigrationPorts,
+        istio: a.istio,
+        dhcpOptions: a.dhcpOptions,
+      };
+  const plan = planMasquerade(request);
   const applied = a.dryRun ? undefined : await applyPlan(plan, a.netns);
   if (a.output === 'json') {
     const { MasqueradePlan } = await import('./gen/virtlauncher/netsetup/v1/netsetup.js');
@@ -40,10 +65,24 @@ async function masquerade(a: MasqueradeArgs): Promise<void> {
     ...plan.sysctls.map((s) => `sysctl ${s.path}=${s.value}`),
     plan.dhcp?.v4 &&
       `dhcp4 ${plan.dhcp.v4.clientIpCidr} router ${plan.dhcp.v4.router} dns ${plan.dhcp.v4.dnsServers.join(',')} search ${plan.dhcp.v4.searchDomains.join(',')} mtu ${plan.dhcp.v4.mtu}`,
+    plan.dhcp?.v4 && dhcpOptionsLine(plan.dhcp.v4),
     plan.dhcp?.v6 && `dhcp6 ${plan.dhcp.v6.clientIpCidr} dns ${plan.dhcp.v6.dnsServers.join(',')}`,
+    plan.dhcp?.v6?.routerAdvert &&
+      `ra prefix ${plan.dhcp.v6.routerAdvert.prefix} mtu ${plan.dhcp.v6.routerAdvert.mtu} managed`,
     applied ? (applied.noop ? 'applied: already in place' : 'applied') : 'dry run: nothing applied',
   ].filter((l): l is string => !!l);
   process.stdout.write(`${lines.join('\n')}\n${plan.nftRuleset}`);
+}
+
+/** Options 42, 66, 67 and 224..254, when the request carries any. */
+function dhcpOptionsLine(v4: DhcpV4Config): string | undefined {
+  const parts = [
+    v4.bootfileName && `bootfile ${v4.bootfileName}`,
+    v4.tftpServerName && `tftp ${v4.tftpServerName}`,
+    v4.ntpServers.length > 0 && `ntp ${v4.ntpServers.join(',')}`,
+    ...v4.privateOptions.map((p) => `option${p.code} ${Buffer.from(p.value).toString('hex')}`),
+  ].filter((p) => !!p);
+  return parts.length > 0 ? `dhcp4 options ${parts.join(' ')}` : undefined;
 }
 
 async function down(a: TeardownArgs): Promise<void> {

@@ -37,6 +37,11 @@ describe('MasqueradePlan.dhcp', () => {
     expect(dhcp.v6).toMatchObject({ leaseSeconds: DEFAULT_LEASE_SECONDS, dnsServers: ['fd00::10'] });
   });
 
+  it('IPv6 brings router advertisements of the guest network with the pod MTU', () => {
+    const v6 = plan('nameserver fd00::10\n', true).dhcp!.v6!;
+    expect(v6.routerAdvert).toMatchObject({ prefix: 'fd10:0:2::1/120', mtu: 1450, dnsServers: ['fd00::10'] });
+  });
+
   it('gives the guest 8.8.8.8 and cluster.local when resolv.conf names neither', () => {
     expect(plan('options ndots:5\n').dhcp!.v4).toMatchObject({
       dnsServers: ['8.8.8.8'],

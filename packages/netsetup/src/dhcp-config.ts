@@ -56,6 +56,15 @@ export function guestDhcpConfig(i: DhcpInputs): DhcpServerConfig {
       serverMac: i.bridgeMac,
       dnsServers: dns.ipv6Servers,
       leaseSeconds: DEFAULT_LEASE_SECONDS,
+      // The address comes from DHCPv6, which has no route option: the advertisement from the bridge gives the
+      // guest its default route (and says, with the managed flag, to ask DHCPv6).
+      routerAdvert: {
+        prefix: `${i.ipv6.gatewayIp}/${i.ipv6.prefixLength}`,
+        routerLifetimeSeconds: 0,
+        mtu: i.pod.mtu >= 1280 ? i.pod.mtu : 0,
+        intervalSeconds: 0,
+        dnsServers: dns.ipv6Servers,
+      },
     },
   };
 }

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidPortError, InvalidRequestError } from './errors.js';
+import { planMasquerade } from './plan.js';
+import { masqueradeRequestFor, type VmiLike } from './vmi-request.js';
+import type { PodInterfaceFacts } from './gen/virtlauncher/netsetup/v1/netsetup.js';
+
+const dualStack: PodInterfaceFacts = {
+  name: 'eth0',
+  mac: '0a:58:0a:f4:01:07',
+  mtu: 1450,
+  ifindex: 3,
+  ipv4Addresses: [{ address: '10.244.1.7', prefixLength: 24 }],
+  ipv6Addresses: [{ address: 'fd00:10:244::7', prefixLength: 64 }],
+  routes: [],
+  resolvConf: 'search ns.svc.cluster.local\nnameserver 10.96.0.10\nnameserver fd00:10:96::a\n',
+  hostname: 'vm',
+};
+const v4Only: PodInterfaceFacts = { ...dualStack, ipv6Addresses: [{ address: 'fe80::1', prefixLength: 64 }] };
+
+function vmi(extra: { annotations?: Record<string, string>; pod?: object; iface?: object } = {}): VmiLike {
+  return {
+    metadata: { annotations: extra.annotations ?? {} },
+    spec: {
+      subdomain: 'sub',
+      networks: [{ name: 'default', pod: { ...extra.pod } }],
+      domain: { devices: { interfaces: [{ name: 'default', masquerade: {}, ...extra.iface }] } },
+    },
+  };
+}
+
+describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)', () => {
+  it('custom CIDRs move gateway, guest, nft rules and the DHCP config of both families', () => {
+    const request = masqueradeRequestFor(
+      vmi({ pod: { vmNetworkCIDR: '10.11.12.0/24', vmIPv6NetworkCIDR: 'fd20:5::/64' } }),
+      'default',
+      dualStack,
+    );
+    const plan = planMasquerade(request);
+    expect(plan.bridge?.addresses).toEqual(['10.11.12.1/24', 'fd20:5::1/64']);
+    expect(plan.dhcp?.v4).toMatchObject({
+      clientIpCidr: '10.11.12.2/24',
+      router: '10.11.12.1',
+      serverIp: '10.11.12.1',
+    });
+    expect(plan.dhcp?.v6).toMatchObject({ clientIpCidr: 'fd20:5::2/64', dnsServers: ['fd00:10:96::a'] });
+    expect(plan.dhcp?.v6?.routerAdvert).toEqual({
+      prefix: 'fd20:5::1/64',
+      routerLifetimeSeconds: 0,
+      mtu: 1450,
+      intervalSeconds: 0,
+      dnsServers: ['fd00:10:96::a'],
+    });
+    expect(plan.nftTables.map((t) => t.family)).toEqual(['ip', 'ip6']);
+    expect(plan.nftTables[0]?.text).toContain('counter dnat to 10.11.12.2');
+    expect(plan.nftTables[1]?.text).toContain('counter dnat to fd20:5::2');
+    expect(plan.nftTables[1]?.text).toContain('ip6 saddr fd20:5::2 counter masquerade');
+  });
+
+  it('IPv6 exactly when the pod interface has a global IPv6 address', () => {
+    expect(masqueradeRequestFor(vmi(), 'default', dualStack).ipv6).toBe(true);
+    const plan = planMasquerade(masqueradeRequestFor(vmi(), 'default', v4Only));
+    expect(plan.ipv6).toBeUndefined();
+    expect(plan.dhcp?.v6).toBeUndefined();
+    expect(plan.nftTables.map((t) => t.family)).toEqual(['ip']);
+  });
+
+  it('ports of both families, protocol defaulting to TCP and lower-cased', () => {
+    const plan = planMasquerade(
+      masqueradeRequestFor(
+        vmi({ iface: { ports: [{ port: 80 }, { name: 'dns', protocol: 'UDP', port: 53 }] } }),
+        'default',
+        dualStack,
+      ),
+    );
+    for (const [i, guest] of [
+      [0, '10.0.2.2'],
+      [1, 'fd10:0:2::2'],
+    ] as const) {
+      expect(plan.nftTables[i]?.text).toContain(`tcp dport { 80 } counter dnat to ${guest}`);
+      expect(plan.nftTables[i]?.text).toContain(`udp dport { 53 } counter dnat to ${guest}`);
+    }
+  });
+
+  it('istio from the sidecar annotation (any case of "true"), envoy ports kept in the pod', () => {
+    const on = masqueradeRequestFor(vmi({ annotations: { 'sidecar.istio.io/inject': 'True' } }), 'default', v4Only);
+    expect(on.istio).toBe(true);
+    expect(planMasquerade(on).nftRuleset).toContain('tcp dport { 15000, 15001, 15004, 15006, 15008');
+    const off = masqueradeRequestFor(vmi({ annotations: { 'sidecar.istio.io/inject': 'false' } }), 'default', v4Only);
+    expect(off.istio).toBe(false);
+  });
+
+  it('dhcpOptions become options 67, 66, 42 and the private ones as the string bytes', () => {
+    const request = masqueradeRequestFor(
+      vmi({
+        iface: {
+          dhcpOptions: {
+            bootFileName: 'pxelinux.0',
+            tftpServerName: 'tftp.example',
+            ntpServers: ['10.0.0.5'],
+            privateOptions: [
+              { option: 240, value: 'extra' },
+              { option: 100, value: 'dropped: outside 224..254' },
+            ],
+          },
+        },
+      }),
+      'default',
+      v4Only,
+    );
+    expect(planMasquerade(request).dhcp?.v4).toMatchObject({
+      bootfileName: 'pxelinux.0',
+      tftpServerName: 'tftp.example',
+      ntpServers: ['10.0.0.5'],
+      privateOptions: [{ code: 240, value: Buffer.from('extra') }],
+    });
+  });
+
+  it('refuses an interface that is missing, not masquerade, or not on the pod network', () => {
+    expect(() => masqueradeRequestFor(vmi(), 'nope', dualStack)).toThrow(/no interface "nope"/);
+    expect(() => masqueradeRequestFor(vmi({ iface: { masquerade: undefined } }), 'default', dualStack)).toThrow(
+      InvalidRequestError,
+    );
+    const multus: VmiLike = { spec: { ...vmi().spec, networks: [{ name: 'default', multus: {} }] } };
+    expect(() => masqueradeRequestFor(multus, 'default', dualStack)).toThrow(/not the pod network/);
+    expect(() => masqueradeRequestFor(vmi({ iface: { ports: [{ port: 70000 }] } }), 'default', dualStack)).toThrow(
+      InvalidPortError,
+    );
+  });
+});
