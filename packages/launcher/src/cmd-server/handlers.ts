@@ -60,6 +60,16 @@ export function domainHandlers(manager: DomainManager): CmdHandlers {
       response: ok(),
       dirtyRateMbs: BigInt(Math.round(await manager.getDirtyRateMbps())),
     }),
+    syncVirtualMachineCpUs: async (req) => {
+      await manager.resizeRunning(req, 'cpus');
+      log.info('Synced vmi CPUs', vmiLogFields(req));
+      return ok();
+    },
+    syncVirtualMachineMemory: async (req) => {
+      await manager.resizeRunning(req, 'memory');
+      log.info('Synced vmi memory', vmiLogFields(req));
+      return ok();
+    },
     getQemuVersion: async () => ({ response: ok(), version: await manager.getQemuVersion() }),
     // No guest agent is tracked: KubeVirt answers these with success and its empty JSON (the handler's metrics
     // scrape drops a VMI's metrics on an error from GetFilesystems).

@@ -216,6 +216,16 @@ export class DomainManager {
     return this.dirtyRate.megabytesPerSecond();
   }
 
+  /** SyncVirtualMachineCPUs / SyncVirtualMachineMemory: resize the running guest, under the domain lock. */
+  resizeRunning(request: VMIRequest, what: 'cpus' | 'memory'): Promise<void> {
+    return this.lock.run(async () => {
+      if (this.closing) throw new ShuttingDownError(this.closing);
+      const rpc = await import('./sync/runtime/rpc.js');
+      const call = what === 'cpus' ? rpc.syncCpusRequest : rpc.syncMemoryRequest;
+      await call(this.conn, request.vmi?.vmiJson);
+    });
+  }
+
   getQemuVersion(): Promise<string> {
     return this.conn.getHypervisorVersion();
   }

@@ -7,6 +7,7 @@ import { InvalidRequestError } from '../../errors.js';
 import type { LauncherFlags } from '../../flags.js';
 import type { LauncherPaths } from '../../paths.js';
 import type { VmiView } from '../../vmi.js';
+import { volumeStatusMaps } from './runtime/context-facts.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
 export interface HostFacts {
@@ -20,6 +21,8 @@ export interface HostFacts {
   /** qemu-img facts per container disk volume name (from `containerDiskVolumes`). */
   containerDisks: Record<string, ImageFacts>;
   libvirtVersion: string;
+  /** Taps the pod side made for NICs on secondary networks, by interface name (runtime/context-facts.ts). */
+  secondaryTaps?: Record<string, { tapName: string; mtu: number }>;
 }
 
 const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
@@ -81,6 +84,19 @@ export function interfacePlan(
   return { domainAttachmentByInterfaceName: attachment, podInterfaces };
 }
 
+/** A bridge NIC on a secondary network is plugged into the tap the pod side made for it (hotplugged NICs). */
+function withSecondaryTaps(
+  plan: ReturnType<typeof interfacePlan>,
+  vmi: VmiView,
+  taps: HostFacts['secondaryTaps'],
+): ReturnType<typeof interfacePlan> {
+  for (const [name, tap] of Object.entries(taps ?? {})) {
+    const mac = vmi.interfaces.find((i) => i.name === name)?.macAddress ?? '';
+    plan.podInterfaces[name] ??= { tapName: tap.tapName, mac, mtu: tap.mtu };
+  }
+  return plan;
+}
+
 function converterPaths(paths: LauncherPaths): ConverterContext['paths'] {
   return {
     kubevirtPrivateDir: paths.privateDir,
@@ -110,8 +126,7 @@ export function buildContext(
     cpuSet: [],
     isBlockPvc: { ...facts.blockVolumes },
     isBlockDv: { ...facts.blockVolumes },
-    hotplugVolumes: {},
-    permanentVolumes: {},
+    ...volumeStatusMaps(vmi),
     disksInfo: containerDiskInfo(facts.containerDisks),
     smbios: options?.VirtualMachineSMBios ?? { ...defaultSmbios },
     efiConfiguration: undefined,
@@ -125,7 +140,7 @@ export function buildContext(
       vmi.annotations['kubevirt.io/free-page-reporting-disabled'] !== 'true',
     bochsForEfiGuests: cluster?.BochsDisplayForEFIGuests ?? false,
     serialConsoleLog: !(cluster?.SerialConsoleLogDisabled ?? false),
-    ...interfacePlan(vmi, options, facts.tap0Mtu),
+    ...withSecondaryTaps(interfacePlan(vmi, options, facts.tap0Mtu), vmi, facts.secondaryTaps),
     libvirtVersion: facts.libvirtVersion,
     paths: converterPaths(paths),
     applyCbt: {},

@@ -9,6 +9,7 @@ import type { VmiView } from '../../vmi.js';
 import { blockCandidates, buildContext, containerDiskVolumes } from './build-context.js';
 import type { HostFacts } from './build-context.js';
 import type { SyncEnv } from './env.js';
+import { probeSecondaryTaps } from './runtime/context-facts.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
   return stat(path).then(
@@ -69,6 +70,7 @@ export async function probeHost(env: SyncEnv, vmi: VmiView): Promise<HostFacts> 
     tap0Mtu: await probeTap0Mtu(),
     containerDisks: await probeContainerDisks(env, vmi),
     libvirtVersion: await env.conn().getLibVersion(),
+    secondaryTaps: await probeSecondaryTaps(vmi),
   };
 }
 

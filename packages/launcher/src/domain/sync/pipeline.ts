@@ -10,6 +10,7 @@ import { step } from './env.js';
 import { gatherContext } from './gather-context.js';
 import { lookupOrDefine } from './lookup-or-define.js';
 import { startIfDown } from './start.js';
+import { reconcileRunning } from './runtime/reconcile.js';
 
 export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: Set<string>): Promise<VmiView> {
   const vmi = parseVmiRequest(request.vmi?.vmiJson);
@@ -17,6 +18,8 @@ export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: S
   const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
   const dom = await step('lookup or define', vmi, () => lookupOrDefine(env, vmi, domainXml));
   await step('start', vmi, () => startIfDown(dom, vmi, pausedByUser));
+  // A domain that already ran gains or loses hotplug disks and NICs here (issue 20).
+  await step('runtime', vmi, () => reconcileRunning(env, dom, vmi, domainXml));
   env.metadata.update((m) => {
     if (m.GracePeriod && m.GracePeriod.DeletionGracePeriodSeconds !== vmi.terminationGracePeriodSeconds) {
       m.GracePeriod.DeletionGracePeriodSeconds = vmi.terminationGracePeriodSeconds;
