@@ -10,6 +10,7 @@ import type * as Dhcp from '@virt-launcher/dhcp';
 import { log } from '../log.js';
 import type { LauncherPaths } from '../paths.js';
 import type { VmiView } from '../vmi.js';
+import { dhcpOptionsOf, withVmiDhcpOptions } from './dhcp-options.js';
 
 export interface DhcpHandle {
   close(): Promise<void>;
@@ -88,11 +89,18 @@ export class DhcpServers {
         log.warning(`no bridge k6t-${podIface} in this network namespace: DHCP for ${iface.name} not started`);
         continue;
       }
-      const config = await readCachedDhcpConfig(this.paths.privateDir, podIface);
+      const config = withVmiDhcpOptions(
+        await readCachedDhcpConfig(this.paths.privateDir, podIface),
+        dhcpOptionsOf(iface),
+      );
       const face = await loadDhcp();
       this.servers.push(await face.startDhcpServer(config));
       await writeFile(marker, '');
-      log.info(`DHCP server started on k6t-${podIface}`, { interface: iface.name });
+      log.info(`DHCP server started on k6t-${podIface}`, {
+        interface: iface.name,
+        families: [config.v4 && 'ipv4', config.v6 && 'ipv6'].filter((f) => !!f).join(','),
+        routerAdvertisements: !!config.v6?.routerAdvert,
+      });
     }
   }
 
