@@ -82,7 +82,11 @@ enter() {
       mkdir -p "$d"
       mount -t tmpfs -o mode=0755,nosuid,size=64k vlt-dev "$d"
       bind_dev() { [[ -e /dev/$1 ]] || return 0; mkdir -p "$(dirname "$d/$1")"; touch "$d/$1"; mount --bind "/dev/$1" "$d/$1"; }
-      for n in null zero full random urandom tty net/tun vhost-net; do bind_dev "$n"; done
+      for n in null zero full random urandom tty vhost-net; do bind_dev "$n"; done
+      # A pod gets /dev/net/tun from the device plugin, usable by its (possibly non-root) user, whatever mode the
+      # host node has (0600 where no udev runs): a fresh node of the same device, open to all.
+      mkdir -p "$d/net"
+      mknod -m 0666 "$d/net/tun" c 10 200
       mkdir "$d/pts" "$d/shm" "$d/mqueue"
       mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$d/pts"
       ln -s pts/ptmx "$d/ptmx"

@@ -1,6 +1,8 @@
 // The libvirt daemon configuration the launcher writes before starting them (docs/behaviour.md#daemon-configuration,
 // the repo's docs/host.md#libvirt): sockets under the run root, no auth on the Unix socket (the pod is the boundary), QEMU as
-// root without a security driver, cgroups or namespaces (the pod provides those).
+// root without a security driver, cgroups or namespaces (the pod provides those). A non-root pod (session mode,
+// paths.xdg set) writes the same files under its own writable directories and names no user or group: QEMU runs
+// as the daemon's user, which is the pod's.
 import { access, chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
@@ -30,14 +32,14 @@ export function daemonConfText(paths: LauncherPaths, logFilters: string): string
   return lines.join('\n') + '\n';
 }
 
-export async function qemuConfText(): Promise<string> {
+export async function qemuConfText(nonRoot = false): Promise<string> {
   const lines = [
     'stdio_handler = "file"',
     'vnc_listen = "0.0.0.0"',
     'vnc_tls = 0',
     'vnc_sasl = 0',
-    'user = "root"',
-    'group = "root"',
+    // A session-mode daemon cannot switch users; root mode names root explicitly (no libvirt-qemu in a pod).
+    ...(nonRoot ? [] : ['user = "root"', 'group = "root"']),
     'security_driver = "none"',
     'dynamic_ownership = 0',
     'remember_owner = 0',
@@ -68,11 +70,12 @@ export async function writeDaemonConfigs(
   // Set before anything is created or spawned: the daemons and QEMU inherit this mask (a child keeps its
   // parent's), so their own state directories and files are not group/world-writable either.
   tightenUmask();
-  await mkdir(paths.libvirtEtcDir, { recursive: true, mode: CONFIG_DIR_MODE });
-  await mkdir(paths.libvirtRunDir, { recursive: true, mode: CONFIG_DIR_MODE });
+  for (const dir of new Set([paths.libvirtEtcDir, paths.libvirtRunDir, paths.qemuConfDir])) {
+    await mkdir(dir, { recursive: true, mode: CONFIG_DIR_MODE });
+  }
   const files = {
     daemonConf: join(paths.libvirtEtcDir, `${daemon}.conf`),
-    qemuConf: join(paths.libvirtEtcDir, 'qemu.conf'),
+    qemuConf: join(paths.qemuConfDir, 'qemu.conf'),
     virtlogdConf: join(paths.libvirtEtcDir, 'virtlogd.conf'),
   };
   const write = async (path: string, text: string) => {
@@ -81,7 +84,7 @@ export async function writeDaemonConfigs(
     await chmod(path, CONFIG_MODE);
   };
   await write(files.daemonConf, daemonConfText(paths, logFilters));
-  await write(files.qemuConf, await qemuConfText());
+  await write(files.qemuConf, await qemuConfText(paths.xdg !== undefined));
   await write(files.virtlogdConf, 'log_outputs = "3:stderr"\n');
   return files;
 }

@@ -1,5 +1,7 @@
 // Starts the libvirt daemons a pod needs: virtqemud where it exists, else the monolithic libvirtd (Debian 12
-// ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket.
+// ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket. For a non-root
+// pod (paths.xdg) both run as the launcher's own user in session mode, with the XDG directories that put every
+// file libvirt writes under the pod's private directories, and the URI says /session.
 import { access, constants, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
@@ -20,6 +22,19 @@ async function findBinary(name: string): Promise<string | undefined> {
     if (ok) return path;
   }
   return undefined;
+}
+
+/**
+ * The environment of a session-mode daemon: libvirt derives its config, cache (QEMU logs) and runtime (sockets,
+ * pid files) directories from these three. Empty in root mode: a system daemon uses fixed paths.
+ */
+export function sessionEnv(paths: LauncherPaths): Record<string, string> {
+  if (!paths.xdg) return {};
+  return {
+    XDG_RUNTIME_DIR: paths.xdg.runtimeDir,
+    XDG_CONFIG_HOME: paths.xdg.configHome,
+    XDG_CACHE_HOME: paths.xdg.cacheHome,
+  };
 }
 
 export interface LibvirtDaemons {
@@ -46,22 +61,28 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   await refuseLiveSocket(socketPath, name);
   await rm(socketPath, { force: true });
   const files = await writeDaemonConfigs(paths, name, logFilters);
-  const daemon = new SupervisedDaemon(name, binary, ['-f', files.daemonConf, '--pid-file', pidFile], () =>
-    killProbeOrphans(name),
+  const env = sessionEnv(paths);
+  const daemon = new SupervisedDaemon(
+    name,
+    binary,
+    ['-f', files.daemonConf, '--pid-file', pidFile],
+    () => killProbeOrphans(name),
+    env,
   );
   const logdBinary = await findBinary('virtlogd');
   const virtlogd = logdBinary
-    ? new SupervisedDaemon('virtlogd', logdBinary, [
-        '-f',
-        files.virtlogdConf,
-        '--pid-file',
-        join(paths.libvirtRunDir, 'virtlogd.pid'),
-      ])
+    ? new SupervisedDaemon(
+        'virtlogd',
+        logdBinary,
+        ['-f', files.virtlogdConf, '--pid-file', join(paths.libvirtRunDir, 'virtlogd.pid')],
+        undefined,
+        env,
+      )
     : undefined;
   virtlogd?.start();
   daemon.start();
   return {
-    uri: `qemu+unix:///system?socket=${socketPath}`,
+    uri: `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`,
     socketPath,
     daemon,
     virtlogd,

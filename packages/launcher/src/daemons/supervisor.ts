@@ -19,6 +19,8 @@ export class SupervisedDaemon {
     readonly args: string[],
     /** Clean-up after every death of the daemon (before a restart, and at stop): e.g. its orphaned children. */
     private readonly afterExit: () => Promise<unknown> = async () => undefined,
+    /** Variables added to the launcher's environment for the daemon (session mode's XDG directories). */
+    private readonly env: Record<string, string> = {},
   ) {}
 
   get pid(): number | undefined {
@@ -35,7 +37,10 @@ export class SupervisedDaemon {
 
   start(): void {
     if (this.stopped) return;
-    const child = spawn(this.binary, this.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(this.binary, this.args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...this.env },
+    });
     this.child = child;
     let buf = '';
     child.stderr?.on('data', (chunk: Buffer) => {

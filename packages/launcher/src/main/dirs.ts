@@ -34,7 +34,8 @@ export async function initializeDirs(paths: LauncherPaths, uid: string): Promise
   await makeDir(paths.socketsDir, 0o755);
   await makeDir(paths.libvirtRunDir, 0o755);
   for (const sub of PRIVATE_ISO_DIRS) await makeDir(join(paths.privateDir, sub), 0o750);
-  if (uid) {
+  // KubeVirt makes the console log file only in a root pod; a non-root QEMU creates it itself as the pod's user.
+  if (uid && !paths.xdg) {
     const serialLog = join(paths.vmiPrivateDir, 'virt-serial0-log');
     await access(serialLog).catch(() => writeFile(serialLog, '', { mode: 0o644 }));
   }

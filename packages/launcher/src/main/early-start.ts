@@ -6,7 +6,7 @@ import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';
 import { log } from '../log.js';
 import { LauncherPanic } from '../errors.js';
-import { startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import { sessionEnv, startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { preloadLibvirt } from '../adapters/libvirt.js';
 import { initializeDirs } from './dirs.js';
@@ -38,6 +38,9 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
     throw new LauncherPanic(`hook sidecars are not supported (--hook-sidecars ${flags.hookSidecars})`);
   }
   const paths = resolvePaths(flags);
+  // Session mode: the launcher's own libvirt client and every tool it runs see the same XDG directories as the
+  // daemons (as in KubeVirt's pod, where virt-controller sets them for the whole container).
+  Object.assign(process.env, sessionEnv(paths));
   const stop = trapSignals();
   const daemons = flags.libvirtUri
     ? Promise.resolve(undefined)

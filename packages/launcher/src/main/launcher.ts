@@ -10,6 +10,7 @@ import { DomainManager } from '../domain/manager.js';
 import { MetadataCache } from '../domain/metadata.js';
 import { DomainEventMonitor } from '../events/domain-events.js';
 import { Notifier } from '../events/notifier.js';
+import { launcherK8sEvents } from '../events/k8s-domain-events.js';
 import { DhcpServers } from '../network/dhcp.js';
 import { startEarly, timed } from './early-start.js';
 import type { EarlyStart } from './early-start.js';
@@ -22,6 +23,8 @@ import { stopLeftoverGuests } from './leftover-guests.js';
 import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
+import { startGuestAgent } from '../agent/wiring.js';
+import { followQemuLog } from '../daemons/qemu-log.js';
 
 interface Running {
   flags: LauncherFlags;
@@ -78,15 +81,30 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   const metadata = new MetadataCache();
   const notifier = new Notifier(paths.notifySocket);
   const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
+  // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
+  const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
   // eslint-disable-next-line prefer-const
   let session: LibvirtSession;
   const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
+  // Kubernetes events (IOerror, GuestPanicked; `k8s.sender` for anything else that reports one).
+  const k8s = launcherK8sEvents({
+    flags,
+    libvirtLogDir: paths.libvirtLogDir,
+    notifier,
+    metadataUid: () => metadata.get().UID,
+    domainName,
+    conn: () => session.conn,
+  });
   session = new LibvirtSession(flags.libvirtUri || (daemons?.uri ?? ''), {
     totalMs: daemons ? 30_000 : 15_000,
     retryMs: daemons ? 100 : 500,
     socketPath: daemons?.socketPath,
     describeFailure: () => daemons?.describe() ?? '',
-    onReconnect: (conn) => events.attach(conn),
+    onReconnect: (conn) => {
+      events.attach(conn);
+      k8s.reporter.attach(conn);
+      agent.attach(conn);
+    },
   });
   const dhcp = new DhcpServers(paths);
   const manager = new DomainManager(domainName, {
@@ -96,7 +114,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     metadata,
     prepareNetwork: (vmi) => dhcp.start(vmi),
   });
-  const server = new CmdServer(domainHandlers(manager));
+  const agent = startGuestAgent({ flags, paths, domainName, conn: () => session.conn, events, metadata });
+  const server = new CmdServer(agent.handlers(domainHandlers(manager)));
   try {
     // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
     // until the connection is up, so the handler cannot find (or call) it before then.
@@ -106,6 +125,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     });
     await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
     events.attach(session.conn);
+    k8s.reporter.attach(session.conn);
+    agent.attach(session.conn);
     await server.markReady(paths.readySocket);
 
     let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
@@ -125,6 +146,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
       log.error('a SyncVirtualMachine still runs after 120 s; stopping without waiting for it');
     }
     await server.stop();
+    agent.close();
     await stopLeftoverGuests({
       conn: () => (session.connected ? session.conn : undefined),
       domainName,
@@ -134,6 +156,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     notifier.close();
     await session.close();
     await daemons?.stop();
+    await qemuLog?.stop();
   }
 }
 
