@@ -8,7 +8,7 @@ import { log } from '../log.js';
 import { parseVmiRequest } from '../vmi.js';
 import type { VmiView } from '../vmi.js';
 import { domainJson } from './domain-json.js';
-import { domainStatsJson } from './stats-json.js';
+import { domainStatsPayload } from './stats-payload.js';
 import { DirtyRateMeter } from './dirty-rate.js';
 import { Mutex } from './lock.js';
 import type { MetadataCache } from './metadata.js';
@@ -201,11 +201,9 @@ export class DomainManager {
     return JSON.stringify(domainJson({ domainName: dom.name, xml, state, reason, metadata: this.metadata.get() }));
   }
 
-  async getDomainStats(): Promise<string> {
-    const stats = (await this.conn.getAllDomainStats()) as Array<Parameters<typeof domainStatsJson>[0]>;
-    const record = stats.find((s) => s.name === this.domainName) ?? stats[0];
-    if (!record) throw new Error('empty DomainStats');
-    return JSON.stringify(domainStatsJson(record), (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+  /** KubeVirt's stats groups and flags, the device alias map and vCPU affinity from the live XML (stats-payload). */
+  getDomainStats(): Promise<string> {
+    return domainStatsPayload(this.conn, this.domainName);
   }
 
   private dirtyRate: DirtyRateMeter | undefined;
