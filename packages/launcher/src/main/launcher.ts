@@ -23,6 +23,7 @@ import { stopLeftoverGuests } from './leftover-guests.js';
 import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
+import { followQemuLog } from '../daemons/qemu-log.js';
 import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 
@@ -81,6 +82,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   const metadata = new MetadataCache();
   const notifier = new Notifier(paths.notifySocket);
   const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
+  // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
+  const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
   // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
   const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
   // eslint-disable-next-line prefer-const
