@@ -10,7 +10,6 @@ import { DomainManager } from '../domain/manager.js';
 import { MetadataCache } from '../domain/metadata.js';
 import { DomainEventMonitor } from '../events/domain-events.js';
 import { Notifier } from '../events/notifier.js';
-import { launcherK8sEvents } from '../events/k8s-domain-events.js';
 import { DhcpServers } from '../network/dhcp.js';
 import { startEarly, timed } from './early-start.js';
 import type { EarlyStart } from './early-start.js';
@@ -23,8 +22,6 @@ import { stopLeftoverGuests } from './leftover-guests.js';
 import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
-import { followQemuLog } from '../daemons/qemu-log.js';
-import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 
 interface Running {
@@ -84,30 +81,15 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
   // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
   const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
-  // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
-  const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
   // eslint-disable-next-line prefer-const
   let session: LibvirtSession;
   const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
-  // Kubernetes events (IOerror, GuestPanicked; `k8s.sender` for anything else that reports one).
-  const k8s = launcherK8sEvents({
-    flags,
-    libvirtLogDir: paths.libvirtLogDir,
-    notifier,
-    metadataUid: () => metadata.get().UID,
-    domainName,
-    conn: () => session.conn,
-  });
   session = new LibvirtSession(flags.libvirtUri || (daemons?.uri ?? ''), {
     totalMs: daemons ? 30_000 : 15_000,
     retryMs: daemons ? 100 : 500,
     socketPath: daemons?.socketPath,
     describeFailure: () => daemons?.describe() ?? '',
-    onReconnect: (conn) => {
-      events.attach(conn);
-      k8s.reporter.attach(conn);
-      agent.attach(conn);
-    },
+    onReconnect: (conn) => events.attach(conn),
   });
   const dhcp = new DhcpServers(paths);
   const manager = new DomainManager(domainName, {
@@ -117,8 +99,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     metadata,
     prepareNetwork: (vmi) => dhcp.start(vmi),
   });
-  const agent = startGuestAgent({ flags, paths, domainName, conn: () => session.conn, events, metadata });
-  const server = new CmdServer(agent.handlers(domainHandlers(manager)));
+  const server = new CmdServer(domainHandlers(manager));
   try {
     // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
     // until the connection is up, so the handler cannot find (or call) it before then.
@@ -128,8 +109,6 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     });
     await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
     events.attach(session.conn);
-    k8s.reporter.attach(session.conn);
-    agent.attach(session.conn);
     await server.markReady(paths.readySocket);
 
     let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
@@ -149,7 +128,6 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
       log.error('a SyncVirtualMachine still runs after 120 s; stopping without waiting for it');
     }
     await server.stop();
-    agent.close();
     await stopLeftoverGuests({
       conn: () => (session.connected ? session.conn : undefined),
       domainName,
