@@ -77,6 +77,17 @@ describe('virt-dhcp flags', () => {
     expect(parseServeArgs([...base, '--client-ipv6', 'fd10:0:2::2/120']).config.v6?.routerAdvert).toBeUndefined();
   });
 
+  it('--config takes the whole configuration from a file and refuses other config flags beside it', () => {
+    expect(parseServeArgs(['serve', '--config', '/x/vif-cache-eth0.pb', '--log-level', 'debug'])).toEqual({
+      config: { v4: undefined, v6: undefined },
+      configPath: '/x/vif-cache-eth0.pb',
+      logLevel: 'debug',
+    });
+    expect(() => parseServeArgs(['serve', '--config', 'a.json', '--interface', 'k6t-eth0'])).toThrow(
+      /drop --interface/,
+    );
+  });
+
   it.each([
     [[...base, '--ra']],
     [[...base, '--client-ipv6', 'fd10::2/120', '--ra', '--ra-lifetime', '9001']],

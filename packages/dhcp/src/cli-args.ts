@@ -9,7 +9,9 @@ export class UsageError extends Error {
 }
 
 export const USAGE =
-  'usage: virt-dhcp serve --interface IF --server-ip IP --client-ip CIDR [--client-mac MAC] [--router IP] ' +
+  'usage: virt-dhcp serve --config FILE [--log-level debug|info|warning|error]\n' +
+  "   (FILE: a DhcpServerConfig as netsetup plans it, binary .pb or .json, e.g. a launcher's vif-cache-eth0.pb)\n" +
+  '       virt-dhcp serve --interface IF --server-ip IP --client-ip CIDR [--client-mac MAC] [--router IP] ' +
   '[--dns IP[,IP]] [--search DOMAIN[,DOMAIN]] [--domain NAME] [--mtu N] [--hostname NAME] [--route CIDR,GATEWAY]... ' +
   '[--lease-seconds N] [--ntp IP[,IP]] [--tftp-server NAME] [--bootfile NAME] [--private-option CODE=HEX]... ' +
   '[--client-ipv6 CIDR --server-mac MAC --dns6 IP[,IP] [--ra [--ra-lifetime S] [--ra-interval S]]] ' +
@@ -39,10 +41,13 @@ const flags = {
   'ra-lifetime': { type: 'string' },
   'ra-interval': { type: 'string' },
   'log-level': { type: 'string' },
+  config: { type: 'string' },
 } as const;
 
 export interface ServeCommand {
   config: DhcpServerConfig;
+  /** --config: the configuration is read from this file instead (config is then empty). */
+  configPath?: string;
   logLevel: LogLevel;
 }
 
@@ -79,6 +84,15 @@ export function parseServeArgs(argv: readonly string[]): ServeCommand {
     ({ values } = parseArgs({ args: [...rest], options: flags, strict: true, allowPositionals: false }));
   } catch (e) {
     throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad flags');
+  }
+  const logLevelEarly = (values['log-level'] ?? 'info') as LogLevel;
+  if (values.config !== undefined) {
+    const others = Object.keys(values).filter((k) => k !== 'config' && k !== 'log-level');
+    if (others.length > 0) throw new UsageError(`--config carries the whole configuration: drop --${others[0]}`);
+    if (!['debug', 'info', 'warning', 'error'].includes(logLevelEarly)) {
+      throw new UsageError(`--log-level: "${logLevelEarly}"`);
+    }
+    return { config: { v4: undefined, v6: undefined }, configPath: values.config, logLevel: logLevelEarly };
   }
   const ifname = values.interface;
   if (!ifname) throw new UsageError('--interface is required');

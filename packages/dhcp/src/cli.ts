@@ -2,10 +2,20 @@
 // virt-dhcp: runs startDhcpServer in the foreground until SIGTERM/SIGINT, logging JSON lines on stderr.
 // Exit codes: 0 after a signal, 2 for bad flags or config, 1 when the socket cannot be opened.
 import '@virt-launcher/shared/no-inspector';
+import { readFile } from 'node:fs/promises';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { DhcpConfigError } from './errors.js';
 import { createLogger } from '@virt-launcher/shared';
 import { startDhcpServer } from './server.js';
 import { USAGE, UsageError, parseServeArgs } from './cli-args.js';
+
+/** A DhcpServerConfig file: JSON when it ends in .json, else the binary form netsetup's callers cache. */
+async function readConfigFile(path: string): Promise<DhcpServerConfig> {
+  const data = await readFile(path);
+  return path.endsWith('.json')
+    ? DhcpServerConfig.fromJSON(JSON.parse(data.toString('utf8')))
+    : DhcpServerConfig.decode(data);
+}
 
 async function main(): Promise<number> {
   let command;
@@ -17,6 +27,14 @@ async function main(): Promise<number> {
       return 2;
     }
     throw e;
+  }
+  if (command.configPath) {
+    try {
+      command.config = await readConfigFile(command.configPath);
+    } catch (e) {
+      process.stderr.write(`virt-dhcp: --config ${command.configPath}: ${(e as Error).message.split('\n')[0]}\n`);
+      return 2;
+    }
   }
   const logger = createLogger({ component: 'virt-dhcp', level: command.logLevel });
   let server;
