@@ -5,7 +5,7 @@ import { status } from '@grpc/grpc-js';
 import type { Client, ServiceError } from '@grpc/grpc-js';
 import { NotifyInfoService } from '../gen/kubevirt/notify/info/info.js';
 import { NotifyService } from '../gen/kubevirt/notify/v1/notify.js';
-import type { DomainEventRequest } from '../gen/kubevirt/notify/v1/notify.js';
+import type { DomainEventRequest, K8sEventRequest } from '../gen/kubevirt/notify/v1/notify.js';
 import { negotiateVersion } from '../cmd-client.js';
 import { callUnary, openChannel } from '../grpc/unary.js';
 import { log } from '../log.js';
@@ -72,12 +72,21 @@ export class Notifier {
   }
 
   sendDomainEvent(request: DomainEventRequest): Promise<void> {
+    return this.deliver((client) => callUnary(client, NotifyService.handleDomainEvent, request, this.callTimeoutMs));
+  }
+
+  /** A Kubernetes event (Notify/HandleK8sEvent), with the same retry policy and order as domain events. */
+  sendK8sEvent(request: K8sEventRequest): Promise<void> {
+    return this.deliver((client) => callUnary(client, NotifyService.handleK8SEvent, request, this.callTimeoutMs));
+  }
+
+  private deliver(send: (client: Client) => Promise<{ success: boolean; message: string }>): Promise<void> {
     return this.lock.run(async () => {
       const started = Date.now();
       for (;;) {
         try {
           const client = await this.connect();
-          const res = await callUnary(client, NotifyService.handleDomainEvent, request, this.callTimeoutMs);
+          const res = await send(client);
           if (!res.success && res.message !== '') throw new NotifyError(res.message);
           return;
         } catch (err) {

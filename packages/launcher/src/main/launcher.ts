@@ -10,6 +10,7 @@ import { DomainManager } from '../domain/manager.js';
 import { MetadataCache } from '../domain/metadata.js';
 import { DomainEventMonitor } from '../events/domain-events.js';
 import { Notifier } from '../events/notifier.js';
+import { launcherK8sEvents } from '../events/k8s-domain-events.js';
 import { DhcpServers } from '../network/dhcp.js';
 import { startEarly, timed } from './early-start.js';
 import type { EarlyStart } from './early-start.js';
@@ -84,12 +85,24 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   // eslint-disable-next-line prefer-const
   let session: LibvirtSession;
   const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
+  // Kubernetes events (IOerror, GuestPanicked; `k8s.sender` for anything else that reports one).
+  const k8s = launcherK8sEvents({
+    flags,
+    libvirtLogDir: paths.libvirtLogDir,
+    notifier,
+    metadataUid: () => metadata.get().UID,
+    domainName,
+    conn: () => session.conn,
+  });
   session = new LibvirtSession(flags.libvirtUri || (daemons?.uri ?? ''), {
     totalMs: daemons ? 30_000 : 15_000,
     retryMs: daemons ? 100 : 500,
     socketPath: daemons?.socketPath,
     describeFailure: () => daemons?.describe() ?? '',
-    onReconnect: (conn) => events.attach(conn),
+    onReconnect: (conn) => {
+      events.attach(conn);
+      k8s.reporter.attach(conn);
+    },
   });
   const dhcp = new DhcpServers(paths);
   const manager = new DomainManager(domainName, {
@@ -109,6 +122,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     });
     await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
     events.attach(session.conn);
+    k8s.reporter.attach(session.conn);
     await server.markReady(paths.readySocket);
 
     let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
