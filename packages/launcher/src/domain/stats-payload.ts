@@ -2,6 +2,7 @@
 // (running or paused domains only, and NOWAIT so a busy monitor never blocks the handler's scrape), the device
 // alias map and the vCPU affinity read from the live XML, and the job statistics while a job runs.
 import { cpus } from 'node:os';
+import { hasLibvirtCode } from '../adapters/libvirt.js';
 import type { Connection, Domain } from '../adapters/libvirt.js';
 import { parseXml } from '../xml/parse.js';
 import { decodeGoXml } from './go-fields/decode-xml.js';
@@ -83,7 +84,12 @@ export function vcpuPinMap(
 async function runningJob(dom: Domain): Promise<Params | undefined> {
   const withJobs = dom as Domain & { getJobStats?: () => Promise<{ type: number; stats: Params }> };
   if (!withJobs.getJobStats) return undefined;
-  const job = await withJobs.getJobStats();
+  // A driver without job statistics (libvirt's test driver) runs no jobs either.
+  const job = await withJobs.getJobStats().catch((err: unknown) => {
+    if (hasLibvirtCode(err, 'NO_SUPPORT')) return undefined;
+    throw err;
+  });
+  if (!job) return undefined;
   return job.type === JOB_BOUNDED || job.type === JOB_UNBOUNDED ? job.stats : undefined;
 }
 
