@@ -23,6 +23,8 @@ export interface HostFacts {
   libvirtVersion: string;
   /** Taps the pod side made for NICs on secondary networks, by interface name (runtime/context-facts.ts). */
   secondaryTaps?: Record<string, { tapName: string; mtu: number }>;
+  /** The pod's cgroup cpuset, sorted (pod-cpuset.ts); read only for a VMI with dedicatedCpuPlacement. */
+  podCpuSet?: number[];
 }
 
 const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
@@ -123,7 +125,8 @@ export function buildContext(
     // A missing device never turns emulation on by itself: only --allow-emulation does (see hypervisorFacts).
     allowEmulation: flags.allowEmulation,
     hypervisorDeviceAvailable: facts.hypervisorDeviceAvailable,
-    cpuSet: [],
+    // The converter pins each vCPU (and the emulator thread) to these and refuses a set too small for them.
+    cpuSet: [...(facts.podCpuSet ?? [])],
     isBlockPvc: { ...facts.blockVolumes },
     isBlockDv: { ...facts.blockVolumes },
     ...volumeStatusMaps(vmi),

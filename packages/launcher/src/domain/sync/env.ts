@@ -13,6 +13,8 @@ export interface SyncEnv {
   metadata: MetadataCache;
   /** Network phase 2 (DHCP servers for masquerade NICs); runs only when the domain is first defined. */
   prepareNetwork: (vmi: VmiView) => Promise<void>;
+  /** Where the pod's cgroup is mounted (default /sys/fs/cgroup); read for dedicated CPU placement. */
+  cgroupRoot?: string;
 }
 
 /** Runs one named step and logs its duration, so each phase of a sync shows in the log. */
