@@ -14,6 +14,9 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'tools/*/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', '**/*.stack.test.ts', '**/*.netns.test.ts', '**/*.e2e.test.ts'],
+    // Files and the tests in each run in a random order, so a test that leans on another's leftovers fails here.
+    // Vitest prints the seed ("Running tests with seed …"); `npm run test:unit -- --sequence.seed=N` replays it.
+    sequence: { shuffle: true },
     // Vitest leaves one core free by default; unit tests wait mostly on small child processes, so use them all.
     maxWorkers: availableParallelism(),
     testTimeout: 30_000,
