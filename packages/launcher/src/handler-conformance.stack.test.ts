@@ -189,6 +189,11 @@ describe.skipIf(!haveDemoGuest)('handler conformance: the launcher as a stock vi
     expect(dom.Spec.VCPU.CPUs).toBeGreaterThanOrEqual(1);
     expect(dom.Spec.CPU).toHaveProperty('Mode');
     expect(dom.Spec.Devices.Disks[0]).toMatchObject({ Alias: { Name: 'containerdisk', UserDefined: true } });
+    // The pod network's interface, named as in the VMI, and the default video device.
+    const iface = (dom.Spec.Devices.Interfaces as AnyJson[]).find((i) => i.Alias?.Name === 'default');
+    expect(iface).toMatchObject({ XMLName: { Local: 'interface' }, Alias: { UserDefined: true }, LinkState: null });
+    expect(iface?.Target.Device).toEqual(expect.any(String));
+    expect(dom.Spec.Devices.Video[0].Model.Type).toEqual(expect.any(String));
     expect(dom.Spec.Metadata.KubeVirt).toMatchObject({ UID: uid, Migration: null, AccessCredential: null });
     // The AgentConnected condition reads the agent channel's state, which libvirt keeps in the live XML.
     const agentState = async () =>
@@ -205,6 +210,10 @@ describe.skipIf(!haveDemoGuest)('handler conformance: the launcher as a stock vi
     expect(stats.Memory).toMatchObject({ TotalSet: true, Total: dom.Spec.CurrentMemory.Value });
     expect(stats.Vcpu.length).toBe(dom.Spec.VCPU.CPUs);
     expect(stats.Block.find((b: AnyJson) => b.Name === 'vda')).toMatchObject({ Alias: 'containerdisk', NameSet: true });
+    expect(stats.Net.find((n: AnyJson) => n.Name === iface?.Target.Device)).toMatchObject({
+      AliasSet: true,
+      Alias: 'default',
+    });
     expect(stats.CPUMapSet).toBe(true);
     expect(stats.CPUMap).toHaveLength(stats.Vcpu.length);
     expect(stats.MigrateDomainJobInfo).toBeNull(); // no job runs
