@@ -69,7 +69,7 @@ describe('virt-launcher binary (test:///default)', () => {
   });
 
   it.each([
-    [['--hook-sidecars', '1'], 'hook sidecars are not supported'],
+    [['--hook-sidecars', '1', '--qemu-timeout', '1s'], 'Failed to collect all expected sidecar hook sockets'],
     [['--simulate-crash'], 'Simulated virt-launcher crash'],
     [['--qemu-timeout', '1s'], 'timed out waiting for domain to be defined'],
   ])('exits 2 with a reason for %j', async (args, reason) => {

@@ -21,6 +21,8 @@ export interface LauncherPaths {
   containerDiskDir: string;
   hotplugDiskDir: string;
   vmiDisksDir: string;
+  /** Hook sidecar sockets, one subdirectory per sidecar (KubeVirt's /var/run/kubevirt-hooks). */
+  hooksDir: string;
   libvirtRunDir: string;
   /** The daemons' own config files (libvirtd.conf or virtqemud.conf, virtlogd.conf). */
   libvirtEtcDir: string;
@@ -76,6 +78,7 @@ export function resolvePaths(
     containerDiskDir: under(flags.containerDiskDir),
     hotplugDiskDir: under(flags.hotplugDiskDir),
     vmiDisksDir: join(privateDir, 'vmi-disks'),
+    hooksDir: under('/var/run/kubevirt-hooks'),
     libvirtRunDir,
     // The image's /etc is read-only to the pod's user: the daemon configs go beside the sockets, as KubeVirt's
     // virtqemud.conf does.

@@ -5,12 +5,13 @@ import type { LauncherFlags } from '../flags.js';
 import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';
 import { log } from '../log.js';
-import { LauncherPanic } from '../errors.js';
 import { sessionEnv, startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { preloadLibvirt } from '../adapters/libvirt.js';
 import { initializeDirs } from './dirs.js';
 import { trapSignals } from './signals.js';
+import { collectHooks } from '../hooks/load.js';
+import type { HookCallbacks } from '../hooks/callbacks.js';
 import type { StopSignal } from './signals.js';
 
 export interface EarlyStart {
@@ -20,6 +21,8 @@ export interface EarlyStart {
   dirs: Promise<void>;
   /** The spawned daemons; undefined when --libvirt-uri names an outside daemon. */
   daemons: Promise<LibvirtDaemons | undefined>;
+  /** The hook sidecars once all requested ones answered (docs/hooks.md); undefined without --hook-sidecars. */
+  hooks: Promise<HookCallbacks | undefined>;
 }
 
 export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
@@ -33,10 +36,6 @@ export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> 
 
 /** Spawns the daemons and creates the directories; neither waits for the other (the daemons need neither). */
 export function startEarly(flags: LauncherFlags): EarlyStart {
-  if (flags.hookSidecars > 0) {
-    // Sidecars rewrite the domain; running without them would start a different VM than asked for.
-    throw new LauncherPanic(`hook sidecars are not supported (--hook-sidecars ${flags.hookSidecars})`);
-  }
   const paths = resolvePaths(flags);
   // Session mode: the launcher's own libvirt client and every tool it runs see the same XDG directories as the
   // daemons (as in KubeVirt's pod, where virt-controller sets them for the whole container).
@@ -46,11 +45,17 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
     ? Promise.resolve(undefined)
     : timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
   const dirs = timed('directories', () => initializeDirs(paths, flags.uid));
+  // Sidecars are awaited (KubeVirt: for --qemu-timeout) while the daemons start; neither needs the other.
+  const hooks =
+    flags.hookSidecars > 0
+      ? timed('hook sidecars', () => collectHooks(paths.hooksDir, flags.hookSidecars, flags.qemuTimeoutMs))
+      : Promise.resolve(undefined);
+  hooks.catch(() => undefined);
   // Both are awaited by the main sequence; these only keep a rejection from being reported as unhandled
   // while the rest of the launcher is still loading.
   daemons.catch(() => undefined);
   dirs.catch(() => undefined);
-  return { paths, stop, dirs, daemons };
+  return { paths, stop, dirs, daemons, hooks };
 }
 
 /** Starts loading the libvirt binding; called once the daemons are spawned so their start overlaps it. */

@@ -23,6 +23,7 @@ import { stopLeftoverGuests } from './leftover-guests.js';
 import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
+import type { HookCallbacks } from '../hooks/callbacks.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 
 interface Running {
@@ -33,6 +34,7 @@ interface Running {
   manager: DomainManager;
   events: DomainEventMonitor;
   metadata: MetadataCache;
+  hooks: HookCallbacks | undefined;
 }
 
 /** After the domain appeared: watch QEMU, handle the stop signal, make sure the handler hears the end. */
@@ -65,6 +67,8 @@ async function superviseDomain(r: Running, domainName: string, localDaemons: boo
       }
     },
   });
+  // Sidecars that asked for it hear that the guest is gone, before the final notification (as KubeVirt).
+  await r.hooks?.shutdown().catch((err: unknown) => log.error('Failed to run Shutdown', { reason: String(err) }));
   await waitForFinalNotify(r.events, () => r.manager.kill(domainName));
 }
 
@@ -73,6 +77,10 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   const { paths, stop } = early;
   const daemons = await early.daemons;
   await early.dirs;
+  const hooks = await early.hooks.catch(async (err: unknown) => {
+    await daemons?.stop();
+    throw err;
+  });
   if (flags.simulateCrash) {
     await daemons?.stop();
     throw new LauncherPanic('Simulated virt-launcher crash');
@@ -111,6 +119,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     paths,
     metadata,
     prepareNetwork: (vmi) => dhcp.start(vmi),
+    hooks,
   });
   const server = new CmdServer(domainHandlers(manager));
   try {
@@ -131,7 +140,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     if (!found && stop.stopped) found = await domainStartedMeanwhile(manager, session, domainName, stop);
     if (found) {
       log.info(`Domain ${found} found`);
-      const r = { flags, paths, stop, session, manager, events, metadata };
+      const r = { flags, paths, stop, session, manager, events, metadata, hooks };
       await superviseDomain(r, found, daemons !== undefined);
     }
   } finally {

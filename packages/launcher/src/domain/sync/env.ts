@@ -5,6 +5,7 @@ import type { LauncherFlags } from '../../flags.js';
 import type { LauncherPaths } from '../../paths.js';
 import type { MetadataCache } from '../metadata.js';
 import type { VmiView } from '../../vmi.js';
+import type { HookCallbacks } from '../../hooks/callbacks.js';
 
 export interface SyncEnv {
   conn: () => Connection;
@@ -13,6 +14,8 @@ export interface SyncEnv {
   metadata: MetadataCache;
   /** Network phase 2 (DHCP servers for masquerade NICs); runs only when the domain is first defined. */
   prepareNetwork: (vmi: VmiView) => Promise<void>;
+  /** The hook sidecars' callbacks (--hook-sidecars, docs/hooks.md); absent when none were requested. */
+  hooks?: HookCallbacks;
   /** Where the pod's cgroup is mounted (default /sys/fs/cgroup); read for dedicated CPU placement. */
   cgroupRoot?: string;
 }

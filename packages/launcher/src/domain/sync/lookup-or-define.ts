@@ -28,7 +28,10 @@ export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: stri
   const readyXml = await step('prepare storage', vmi, () => prepareStorage(env, vmi, domainXml));
   let dom: Domain;
   try {
-    dom = await step('define', vmi, () => env.conn().defineXML(readyXml));
+    // Hook sidecars rewrite the domain last, right before it is defined (KubeVirt's OnDefineDomain).
+    const { hooks } = env;
+    const finalXml = hooks ? await step('hooks', vmi, () => hooks.onDefineDomain(readyXml, vmi.raw)) : readyXml;
+    dom = await step('define', vmi, () => env.conn().defineXML(finalXml));
   } catch (err) {
     vlog.error('Defining the VirtualMachineInstance failed.');
     throw err;

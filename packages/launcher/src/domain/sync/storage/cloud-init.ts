@@ -9,6 +9,7 @@ import { log } from '../../../log.js';
 import type { VmiView, VolumeView } from '../../../vmi.js';
 import type { SyncEnv } from '../env.js';
 import type { StorageSpec } from './spec.js';
+import { preCloudInitIso } from '../../../hooks/cloud-init.js';
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -27,17 +28,26 @@ export async function prepareCloudInit(
   const secretDir = (ref: unknown): string => (ref ? join(secretRoot, volume.name) : '');
   const keySecrets = noCloud ? spec.sshKeySecrets.noCloud : spec.sshKeySecrets.configDrive;
   const publicKeys = await eph.readAccessCredentialKeys(keySecrets.map((s) => join(secretRoot, `${s}-access-cred`)));
+  const hooked = await preCloudInitIso(env.hooks, vmi.raw, {
+    noCloud,
+    volumeName: volume.name,
+    source,
+    userDataSecretDir: secretDir(source.secretRef),
+    networkDataSecretDir: secretDir(source.networkDataSecretRef),
+    metaData: { 'instance-id': noCloud ? spec.firmwareUuid : '', 'local-hostname': vmi.hostname ?? vmi.name },
+  });
   await eph.createCloudInitIso({
     ephemeralDir: env.paths.ephemeralDiskDir,
     namespace: vmi.namespace,
     name: vmi.name,
     type: noCloud ? eph.CloudInitType.CLOUD_INIT_TYPE_NOCLOUD : eph.CloudInitType.CLOUD_INIT_TYPE_CONFIGDRIVE,
-    userData: text(source.userData),
-    userDataBase64: text(source.userDataBase64),
-    userDataSecretDir: secretDir(source.secretRef),
-    networkData: text(source.networkData),
-    networkDataBase64: text(source.networkDataBase64),
-    networkDataSecretDir: secretDir(source.networkDataSecretRef),
+    // A PreCloudInitIso hook's answer is final: it replaces every source of user and network data.
+    userData: hooked ? hooked.userData : text(source.userData),
+    userDataBase64: hooked ? '' : text(source.userDataBase64),
+    userDataSecretDir: hooked ? '' : secretDir(source.secretRef),
+    networkData: hooked ? hooked.networkData : text(source.networkData),
+    networkDataBase64: hooked ? '' : text(source.networkDataBase64),
+    networkDataSecretDir: hooked ? '' : secretDir(source.networkDataSecretRef),
     metaData: {
       // NoCloud's instance-id is the firmware UUID; ConfigDrive keeps "<name>.<namespace>" and carries the UUID.
       instanceId: noCloud ? spec.firmwareUuid : '',
