@@ -32,6 +32,7 @@ export function migrationHandlers(env: SyncEnv): CmdHandlers {
       conn: env.conn,
       metadata: env.metadata,
       shareDir: env.paths.shareDir,
+      sessionMode: env.paths.xdg !== undefined,
       ephemeralDiskBytes: () => treeBytes(env.paths.ephemeralDiskDir),
     });
     return source;

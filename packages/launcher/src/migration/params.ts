@@ -80,7 +80,15 @@ export interface MigrationCall {
 }
 
 export function migrationCall(
-  o: { shareDir: string; uid: string; domainName: string; migratableXml: string; copyDisks: string[] },
+  o: {
+    shareDir: string;
+    uid: string;
+    domainName: string;
+    migratableXml: string;
+    copyDisks: string[];
+    /** A non-root pod's daemons run in session mode: the target's is reached as qemu+unix:///session. */
+    sessionMode: boolean;
+  },
   options: MigrationOptions,
 ): MigrationCall {
   const { shareDir, uid } = o;
@@ -97,7 +105,8 @@ export function migrationCall(
     params.migrateDisks = o.copyDisks;
     params.disksUri = `unix://${proxySocket(shareDir, proxyKey(uid, BLOCK_MIGRATION_PORT))}`;
   }
-  return { destUri: `qemu+unix:///system?socket=${proxySocket(shareDir, uid)}`, params };
+  const mode = o.sessionMode ? 'session' : 'system';
+  return { destUri: `qemu+unix:///${mode}?socket=${proxySocket(shareDir, uid)}`, params };
 }
 
 /** The flag names KubeVirt sets; the caller turns them into the face's MigrateFlags bits. */

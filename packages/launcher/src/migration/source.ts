@@ -19,6 +19,8 @@ export interface MigrationEnv {
   conn: () => Connection;
   metadata: MetadataCache;
   shareDir: string;
+  /** The launcher's daemons run in session mode (--run-as-nonroot): so do the target's. */
+  sessionMode: boolean;
   /** Bytes of the pod's ephemeral disks (copied in a block migration), for the completion timeout. */
   ephemeralDiskBytes: () => Promise<number>;
 }
@@ -97,7 +99,14 @@ export class MigrationSource {
       const migratableXml = await dom.getXMLDesc({ migratable: true });
       const copyDisks = mv.blockMigration ? diskTargetsToCopy(migratableXml, vmi, mv.migratedVolumes) : [];
       const call = migrationCall(
-        { shareDir: this.env.shareDir, uid: vmi.uid, domainName: vmi.domainName, migratableXml, copyDisks },
+        {
+          shareDir: this.env.shareDir,
+          uid: vmi.uid,
+          domainName: vmi.domainName,
+          migratableXml,
+          copyDisks,
+          sessionMode: this.env.sessionMode,
+        },
         options,
       );
       const flags = migrationFlagNames({ blockMigration: mv.blockMigration, paused }, options).reduce(
@@ -106,7 +115,12 @@ export class MigrationSource {
       );
       await dom.migrateToURI3(call.destUri, call.params, flags);
       await monitor.stop();
-      vlog.info('Live migration succeeded.');
+      // libvirt keeps the finished job's statistics: the downtime the guest saw at the switch-over.
+      const done = await dom.getJobStats(face.JobStatsFlags.COMPLETED).catch(() => undefined);
+      vlog.info('Live migration succeeded.', {
+        downtimeMs: done?.stats.downtime,
+        timeElapsedMs: done?.stats.time_elapsed,
+      });
       this.finish(false, '');
     } catch (err) {
       await monitor?.stop();
