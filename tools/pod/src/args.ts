@@ -4,6 +4,8 @@ import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
 
 export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
                 [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
+                [--migrate [--migrate-after SECONDS] [--until-migrated] [--migrate-bandwidth QUANTITY]
+                 [--migrate-completion-timeout-per-gib SECONDS] [--migrate-cancel-after SECONDS]]
 
   --container-disk VOLUME=FILE  the disk image a containerDisk volume's image would carry
   --kernel-boot-dir DIR         where the kernelBoot image's kernelPath/initrdPath are found (DIR/<path> or DIR/<basename>)
@@ -15,7 +17,18 @@ export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAG
   --until-lease                 shut down and exit 0 once the guest has its DHCP lease (1 if it never gets one)
   --timeout SECONDS             give up waiting for the lease after this long (default 240)
   --keep                        keep the run-root directory afterwards (logs, disks)
-  --verbose                     print every launcher log line, not only the milestones`;
+  --verbose                     print every launcher log line, not only the milestones
+  --migrate                     once the guest has its lease, start a second (target) pod and live-migrate the guest
+                                into it, playing both virt-handlers (proxies, RPCs); prints
+                                "migration: completed in <s> s, downtime <ms> ms" or why it failed
+  --migrate-after SECONDS       wait this long after the lease before migrating (default 0)
+  --until-migrated              exit 0 once the source pod has ended and the guest ran on the target for 5 s
+                                (1 when the migration failed)
+  --migrate-bandwidth QUANTITY  MigrationOptions.Bandwidth per second, e.g. 8Mi (default unlimited)
+  --migrate-completion-timeout-per-gib SECONDS
+                                MigrationOptions.CompletionTimeoutPerGiB (default 800, KubeVirt's)
+  --migrate-cancel-after SECONDS
+                                send CancelVirtualMachineMigration this long after the migration started`;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -31,6 +44,17 @@ export interface RunArgs {
   timeoutSeconds: number;
   keep: boolean;
   verbose: boolean;
+  migration?: MigrateArgs;
+}
+
+/** `--migrate*`: what the pod runner asks of the migration it plays. */
+export interface MigrateArgs {
+  afterSeconds: number;
+  untilMigrated: boolean;
+  /** MigrationOptions.Bandwidth as given (a quantity per second); undefined = unlimited. */
+  bandwidth?: string;
+  completionTimeoutPerGiB: number;
+  cancelAfterSeconds?: number;
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
@@ -48,6 +72,12 @@ export function parseRunArgs(argv: string[]): RunArgs {
         timeout: { type: 'string', default: '240' },
         keep: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
+        migrate: { type: 'boolean', default: false },
+        'migrate-after': { type: 'string' },
+        'until-migrated': { type: 'boolean', default: false },
+        'migrate-bandwidth': { type: 'string' },
+        'migrate-completion-timeout-per-gib': { type: 'string' },
+        'migrate-cancel-after': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -69,7 +99,9 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const hypervisor = values.hypervisor as HypervisorChoice;
   if (!HYPERVISOR_CHOICES.includes(hypervisor))
     throw new UsageError(`--hypervisor ${values.hypervisor}: expected ${HYPERVISOR_CHOICES.join(', ')}`);
+  const migration = migrateArgs(values);
   return {
+    ...(migration ? { migration } : {}),
     vmiFile: positionals[1]!,
     containerDisks,
     kernelBootDir: values['kernel-boot-dir'],
@@ -79,5 +111,42 @@ export function parseRunArgs(argv: string[]): RunArgs {
     timeoutSeconds,
     keep: values.keep,
     verbose: values.verbose,
+  };
+}
+
+function seconds(flag: string, text: string | undefined, fallback: number, allowZero = true): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0))
+    throw new UsageError(`--${flag} ${text}: not a ${allowZero ? 'number >= 0' : 'positive number'}`);
+  return n;
+}
+
+function migrateArgs(values: Record<string, string | boolean | string[] | undefined>): MigrateArgs | undefined {
+  const str = (k: string) => values[k] as string | undefined;
+  const given = ['migrate-after', 'migrate-bandwidth', 'migrate-completion-timeout-per-gib', 'migrate-cancel-after']
+    .filter((k) => str(k) !== undefined)
+    .concat(values['until-migrated'] ? ['until-migrated'] : []);
+  if (!values.migrate) {
+    if (given.length > 0) throw new UsageError(`--${given[0]} needs --migrate`);
+    return undefined;
+  }
+  if (values['until-lease'])
+    throw new UsageError('--until-lease and --migrate exclude each other (use --until-migrated)');
+  const bandwidth = str('migrate-bandwidth');
+  if (bandwidth !== undefined && !/^\d+(\.\d+)?(Ki|Mi|Gi|k|M|G)?$/.test(bandwidth))
+    throw new UsageError(`--migrate-bandwidth ${bandwidth}: expected a quantity such as 8Mi`);
+  const cancel = str('migrate-cancel-after');
+  return {
+    afterSeconds: seconds('migrate-after', str('migrate-after'), 0),
+    untilMigrated: values['until-migrated'] === true,
+    ...(bandwidth !== undefined ? { bandwidth } : {}),
+    completionTimeoutPerGiB: seconds(
+      'migrate-completion-timeout-per-gib',
+      str('migrate-completion-timeout-per-gib'),
+      800,
+      false,
+    ),
+    ...(cancel !== undefined ? { cancelAfterSeconds: seconds('migrate-cancel-after', cancel, 0) } : {}),
   };
 }

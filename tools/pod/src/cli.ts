@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // virt-pod: run a VMI on this machine through the real launcher, as kubelet + virt-handler would.
-// Exit codes: 0 done (with --until-lease: the guest got its lease), 1 failure, 2 bad usage, 130 interrupted (Ctrl-C)
+// Exit codes: 0 done (with --until-lease: the guest got its lease; with --until-migrated: it migrated), 1 failure, 2 bad usage, 130 interrupted (Ctrl-C)
 // before the guest ran.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ async function main(): Promise<number> {
   try {
     const outcome = await runPod(args, repo, print);
     if (args.untilLease) return outcome.leased ? 0 : 1;
+    if (args.migration?.untilMigrated) return outcome.migrated ? 0 : 1;
     return 0;
   } catch (e) {
     if (e instanceof InterruptedError) {

@@ -85,7 +85,8 @@ function phaseOf(reason: string, acpi: boolean): VmiPhase | undefined {
  * - Marked for graceful shutdown while alive: Shutdown when ACPI can be used (grace period > 0 and the VMI does not
  *   disable ACPI), else Kill.
  * - Off (Shutoff/Crashed) with a known reason: the phase, then Delete (its undefine ends the launcher's final wait).
- *   Shutoff without a reason is a domain defined but not started yet: nothing to do.
+ *   Shutoff without a reason is a domain defined but not started yet: nothing to do; Shutoff/Migrated is a guest that
+ *   left by live migration: nothing either (its pod is deleted instead).
  */
 export class HandlerDecisions {
   private asked = new Set<HandlerAction>();
@@ -106,6 +107,9 @@ export class HandlerDecisions {
     const off = e.status === 'Shutoff' || e.status === 'Crashed';
     if (off) {
       if (e.reason === '' || e.reason === 'Unknown') return {};
+      // Migrated away: the VMI lives on in the target pod. virt-handler leaves this domain alone; the source pod is
+      // deleted once the migration is recorded complete (the migration runner does that).
+      if (e.reason === 'Migrated') return {};
       this.phase ??= phaseOf(e.reason, this.acpi);
       return { action: this.once('delete'), phase: this.phase };
     }

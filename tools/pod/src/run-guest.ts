@@ -16,7 +16,10 @@ export async function awaitLease(s: RunState, spec: PodSpec, pod: PodProcess): P
   const bootStart = performance.now();
   const serial = watchSerialConsole(
     spec.layout.hostPath(`/var/run/kubevirt-private/${spec.uid}/virt-serial0`),
-    (line) => s.args.console && s.print(`  [console] ${line}`),
+    (line) => {
+      s.onConsoleLine?.(line);
+      if (s.args.console) s.print(`  [console] ${line}`);
+    },
     s.abort.signal,
   );
   s.cleanup.push('serial console', () => serial.close());

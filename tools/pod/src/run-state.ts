@@ -18,6 +18,8 @@ export class RunState {
   syncFailed = false;
   /** The status of the last domain event the handler stand-in saw. */
   domainStatus = '';
+  /** Every line of the guest's serial console, for phases that follow the guest (the migration's alive lines). */
+  onConsoleLine: ((line: string) => void) | undefined;
 
   constructor(
     readonly args: RunArgs,

@@ -22,11 +22,14 @@ import {
   syncVirtualMachine,
   type PodSpec,
 } from './run-phases.js';
+import { runMigration } from './run-migrate.js';
 import { RunState } from './run-state.js';
 
 export interface RunOutcome {
   leased: boolean;
   exitCode: number;
+  /** With --migrate: whether the guest migrated and ran on in the target pod. */
+  migrated?: boolean;
 }
 
 export { InterruptedError, StartFailedError };
@@ -98,6 +101,10 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     const first = await awaitLease(s, spec, pod);
     const leased = isLease(first);
     if (leased) await checkMasquerade(s, probe, net);
+    if (s.args.migration && leased) {
+      const { migrated } = await runMigration(s, spec, hypervisor, pod);
+      return { leased, migrated, exitCode: await shutDown(s, pod) };
+    }
     await holdUntilInterrupted(s, pod, first);
     return { leased, exitCode: await shutDown(s, pod) };
   } finally {
