@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { InvalidRequestError } from './errors.js';
 import { log } from './log.js';
+import type { AgentIntervals } from './agent/types.js';
 
 export interface LauncherFlags {
   name: string;
@@ -30,6 +31,8 @@ export interface LauncherFlags {
   runRoot: string;
   /** Ours: use this libvirt instead of starting daemons (e.g. `test:///default`). */
   libvirtUri: string;
+  /** --qemu-agent-{sys,file,user,version}-interval and --qemu-fsfreeze-status-interval (agent/poller.ts). */
+  agentIntervals?: AgentIntervals;
 }
 
 const stringFlags = [
@@ -97,6 +100,18 @@ function envVerbosityOr(text: string | undefined, fallback: number): number {
     `failed to set log verbosity. The value of logVerbosity label should be an integer, got ${text} instead.`,
   );
   return fallback;
+}
+
+/** A poll period: a Go duration > 0 (a zero or negative period would make the poller spin). */
+function agentInterval(flag: string, text: string | undefined, fallback: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text ?? fallback);
+  } catch {
+    throw new InvalidRequestError(`invalid duration "${text}" for --${flag}`, flag);
+  }
+  if (!(ms > 0)) throw new InvalidRequestError(`--${flag} must be longer than 0, got "${text}"`, flag);
+  return ms;
 }
 
 function toInt(flag: string, text: string | undefined, fallback: number): number {
@@ -173,5 +188,12 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     verbosity: envVerbosityOr(envVerbosity, toInt('v', s('v'), 2)),
     runRoot: s('run-root') ?? '/',
     libvirtUri: s('libvirt-uri') ?? '',
+    agentIntervals: {
+      sysMs: agentInterval('qemu-agent-sys-interval', s('qemu-agent-sys-interval'), '120s'),
+      fileMs: agentInterval('qemu-agent-file-interval', s('qemu-agent-file-interval'), '300s'),
+      userMs: agentInterval('qemu-agent-user-interval', s('qemu-agent-user-interval'), '10s'),
+      versionMs: agentInterval('qemu-agent-version-interval', s('qemu-agent-version-interval'), '300s'),
+      fsFreezeStatusMs: agentInterval('qemu-fsfreeze-status-interval', s('qemu-fsfreeze-status-interval'), '5s'),
+    },
   };
 }

@@ -1,6 +1,7 @@
 // Turns a partial map of async RPC handlers into a full grpc-js implementation of kubevirt.cmd.v1.Cmd.
 // Every RPC not (yet) built answers success:false "unsupported: <Rpc>" — an explicit state the handler
 // reports, never a fake success — and a thrown error becomes success:false with KubeVirt's message text.
+import { status } from '@grpc/grpc-js';
 import type { handleUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { CmdService } from '../gen/kubevirt/cmd/v1/cmd.js';
 import type { Response } from '../gen/kubevirt/cmd/v1/cmd.js';
@@ -20,6 +21,20 @@ export function rpcName(method: CmdMethod): string {
 }
 
 export const ok = (): Response => ({ success: true, message: '' });
+
+/**
+ * Thrown by a handler whose KubeVirt counterpart returns a Go error beside its response (Exec, GuestPing): the
+ * call then ends with a gRPC status (Unknown, as grpc-go makes of a plain error) instead of success:false.
+ */
+export class GrpcStatusError extends Error {
+  constructor(
+    message: string,
+    readonly code: number = status.UNKNOWN,
+  ) {
+    super(message);
+    this.name = 'GrpcStatusError';
+  }
+}
 
 /** A failure of the right response type: the plain Response or the wrapper carrying one in `response`. */
 export function failure<K extends CmdMethod>(method: K, message: string): ResponseOf<K> {
@@ -45,6 +60,10 @@ export function buildCmdImplementation(handlers: CmdHandlers): UntypedServiceImp
           (res) => callback(null, res),
           (err: unknown) => {
             log.error(`${rpcName(method)} failed`, { ...vmiLogFields(call.request), reason: errorMessage(err) });
+            if (err instanceof GrpcStatusError) {
+              callback({ code: err.code, details: err.message }, null);
+              return;
+            }
             callback(null, failure(method, errorMessage(err)));
           },
         );

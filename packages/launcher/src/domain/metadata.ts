@@ -24,6 +24,8 @@ export interface KubeVirtMetadata {
   UID: string;
   GracePeriod?: GracePeriodMetadata;
   Migration?: MigrationMetadata;
+  /** api.AccessCredentialMetadata: the last access-credential propagation's result (agent/access-credentials.ts). */
+  AccessCredential?: { Succeeded: boolean; Message: string };
 }
 
 export class MetadataCache {

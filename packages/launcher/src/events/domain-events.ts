@@ -110,6 +110,11 @@ export class DomainEventMonitor extends EventEmitter {
     }
   }
 
+  /** Sends the domain's current state (MODIFIED) once the domain was seen: e.g. the guest agent's facts changed. */
+  refresh(): void {
+    if (this.seenLibvirtEvent) this.enqueue(undefined);
+  }
+
   /** Resolves once every queued event was handled. */
   drain(): Promise<void> {
     return this.chain;

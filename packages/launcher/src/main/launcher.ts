@@ -24,6 +24,7 @@ import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
 import type { HookCallbacks } from '../hooks/callbacks.js';
+import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 
 interface Running {
@@ -110,6 +111,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     onReconnect: (conn) => {
       events.attach(conn);
       k8s.reporter.attach(conn);
+      agent.attach(conn);
     },
   });
   const dhcp = new DhcpServers(paths);
@@ -121,7 +123,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     prepareNetwork: (vmi) => dhcp.start(vmi),
     hooks,
   });
-  const server = new CmdServer(domainHandlers(manager));
+  const agent = startGuestAgent({ flags, paths, domainName, conn: () => session.conn, events, metadata });
+  const server = new CmdServer(agent.handlers(domainHandlers(manager)));
   try {
     // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
     // until the connection is up, so the handler cannot find (or call) it before then.
@@ -132,6 +135,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
     events.attach(session.conn);
     k8s.reporter.attach(session.conn);
+    agent.attach(session.conn);
     await server.markReady(paths.readySocket);
 
     let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
@@ -151,6 +155,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
       log.error('a SyncVirtualMachine still runs after 120 s; stopping without waiting for it');
     }
     await server.stop();
+    agent.close();
     await stopLeftoverGuests({
       conn: () => (session.connected ? session.conn : undefined),
       domainName,
