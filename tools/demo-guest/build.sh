@@ -100,6 +100,7 @@ done
 printf '%s\n' "${MODULES[@]}" >"$root/lib/modules/order"
 install -m 755 "$here/guest/init" "$root/init"
 install -m 755 "$here/guest/udhcpc.script" "$root/udhcpc.script"
+install -m 755 "$here/guest/net6" "$root/net6" && cc -static -Os -o "$root/bin/vlt-dhcp6c" "$here/guest/dhcp6c.c"
 install -m 755 "$here/guest/alive" "$root/alive"
 install -m 755 "$here/guest/power-button" "$root/etc/acpi/PWRF/00000080"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
