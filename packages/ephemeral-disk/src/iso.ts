@@ -101,8 +101,16 @@ export async function buildIso(build: IsoBuild): Promise<BuiltIso> {
   try {
     // The tool gets the temp's name inside the held directory (xorriso refuses a /proc/<pid>/fd/<n> link as
     // output); it truncates and writes the file created above, which is checked again afterwards.
-    const args = isoArgs(tool, dir.at(temp), build.label, build.content);
-    await run(tool, args, build.timeoutMs === undefined ? {} : { timeoutMs: build.timeoutMs });
+    // A directory's content is named relative to the tool's working directory: the ISO tools check each input
+    // with access(2), which cannot pass /proc/<pid>/fd of a launcher holding a capability (a non-root pod's
+    // NET_BIND_SERVICE) and then silently skips the file (genisoimage) or fails (xorriso). The directory is
+    // entered through its held path all the same, so nothing planted on the way is followed.
+    const content: IsoContent = build.content.kind === 'directory' ? { kind: 'directory', dir: '.' } : build.content;
+    const args = isoArgs(tool, dir.at(temp), build.label, content);
+    await run(tool, args, {
+      ...(build.timeoutMs === undefined ? {} : { timeoutMs: build.timeoutMs }),
+      ...(build.content.kind === 'directory' ? { cwd: build.content.dir } : {}),
+    });
     const written = await file.stat({ bigint: true });
     const named = await lstat(dir.at(temp), { bigint: true });
     if (named.ino !== written.ino || named.dev !== written.dev) throw new UnsafePathError(dir.shown(temp), 'symlink');

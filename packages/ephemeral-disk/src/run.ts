@@ -5,6 +5,8 @@ import { ToolError } from './errors.js';
 export interface RunOptions {
   /** Kill the tool after this many milliseconds (ISO builds: 10 s, like KubeVirt). */
   timeoutMs?: number;
+  /** The tool's working directory (entered by the child before exec, with the launcher's own credentials). */
+  cwd?: string;
 }
 
 export interface RunOutput {
@@ -17,7 +19,13 @@ export function run(tool: string, args: readonly string[], options: RunOptions =
     execFile(
       tool,
       args,
-      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: options.timeoutMs ?? 0, killSignal: 'SIGKILL' },
+      {
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: options.timeoutMs ?? 0,
+        killSignal: 'SIGKILL',
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      },
       (error, stdout, stderr) => {
         if (error === null) {
           resolve({ stdout, stderr });
