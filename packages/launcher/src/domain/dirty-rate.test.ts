@@ -27,7 +27,7 @@ function fakeConn(opts: { status?: number; rate?: number; startFails?: boolean }
   return { conn, calls };
 }
 
-const fast = { calcSeconds: 1, pollMs: 10, pollTotalMs: 100 };
+const fast = { calcSeconds: 1, calcWaitMs: 0, pollMs: 10, pollTotalMs: 100 };
 
 describe('DirtyRateMeter', () => {
   it('starts a 1 s page-sampling calculation and reads the dirtyrate group of running or paused domains', async () => {

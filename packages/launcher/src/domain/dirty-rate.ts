@@ -34,6 +34,8 @@ export type DirtyRateConnection = Pick<Connection, 'listAllDomains' | 'getAllDom
 export interface DirtyRateOptions {
   /** Calculation period; KubeVirt's launcher asks for 1 s and never less. */
   calcSeconds?: number;
+  /** How long to wait for the calculation before reading it; the period itself unless a test shortens it. */
+  calcWaitMs?: number;
   /** How long a measurement is reused (KubeVirt: 3 s). */
   cacheMs?: number;
   pollMs?: number;
@@ -46,6 +48,7 @@ export class DirtyRateMeter {
   private cached: { value: number; at: number } | undefined;
   private inFlight: Promise<number> | undefined;
   private readonly calcSeconds: number;
+  private readonly calcWaitMs: number;
   private readonly cacheMs: number;
   private readonly pollMs: number;
   private readonly pollTotalMs: number;
@@ -57,6 +60,7 @@ export class DirtyRateMeter {
     options: DirtyRateOptions = {},
   ) {
     this.calcSeconds = Math.max(1, options.calcSeconds ?? 1);
+    this.calcWaitMs = options.calcWaitMs ?? this.calcSeconds * 1000;
     this.cacheMs = options.cacheMs ?? 3000;
     this.pollMs = options.pollMs ?? 200;
     this.pollTotalMs = options.pollTotalMs ?? 1000;
@@ -81,7 +85,7 @@ export class DirtyRateMeter {
       // KubeVirt only warns here: the read below then reports why there is no result.
       log.warning("Can't start dirty rate calc", { reason: errorMessage(err) });
     }
-    await sleep(this.calcSeconds * 1000);
+    await sleep(this.calcWaitMs);
     const deadline = Date.now() + this.pollTotalMs;
     let last: Error;
     for (;;) {
