@@ -20,7 +20,7 @@ inputs=("$here/build.sh" "$here"/guest/*)
 
 # The order matters: each module may only use symbols of the ones before it (no modprobe in the guest).
 MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net
-  virtio_blk cdrom isofs button evdev)
+  virtio_blk cdrom isofs button evdev virtio_mem)
 MARKER=vlt-demo-containerdisk-1
 CMDLINE='console=ttyS0 quiet panic=-1 rdinit=/init'
 
@@ -100,6 +100,7 @@ done
 printf '%s\n' "${MODULES[@]}" >"$root/lib/modules/order"
 install -m 755 "$here/guest/init" "$root/init"
 install -m 755 "$here/guest/udhcpc.script" "$root/udhcpc.script"
+install -m 755 "$here/guest/watch-changes" "$root/watch-changes"
 install -m 755 "$here/guest/net6" "$root/net6" && cc -static -Os -o "$root/bin/vlt-dhcp6c" "$here/guest/dhcp6c.c"
 install -m 755 "$here/guest/alive" "$root/alive"
 install -m 755 "$here/guest/power-button" "$root/etc/acpi/PWRF/00000080"
