@@ -81,7 +81,8 @@ async function detachAll(env: RuntimeEnv, dom: RuntimeDomain, disks: DiskDevice[
 /** Grows a hotplug disk whose file is now larger than the guest sees it (virDomainBlockResize). */
 async function growDisks(env: RuntimeEnv, dom: RuntimeDomain, liveXml: string): Promise<string[]> {
   const candidates = liveDisks(liveXml).filter(
-    (d) => d.source.startsWith(`${env.hotplugDir}/`) && /^<disk\b[^>]*\stype=["']file["']/.test(d.xml),
+    (d) =>
+      d.source.startsWith(`${env.hotplugDir.replace(/\/+$/, '')}/`) && /^<disk\b[^>]*\stype=["']file["']/.test(d.xml),
   );
   if (candidates.length === 0) return [];
   const { stats } = await dom.getStats({ types: STATS_BLOCK });

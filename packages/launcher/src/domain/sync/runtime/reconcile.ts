@@ -17,7 +17,8 @@ export const DETACH_TIMEOUT_MS = 30_000;
 export function runtimeEnv(env: SyncEnv): RuntimeEnv {
   return {
     conn: env.conn,
-    hotplugDir: env.paths.hotplugDiskDir,
+    // The flag's default ends in '/': the prefix test below needs the bare directory.
+    hotplugDir: env.paths.hotplugDiskDir.replace(/\/+$/, ''),
     local: (path) => underRoot(env, path),
     detachTimeoutMs: DETACH_TIMEOUT_MS,
   };

@@ -48,7 +48,8 @@ describe('disk sync against the fake domain', () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'vlt-runtime-'));
     conn = await FakeConnection.open();
-    env = { conn: () => conn, hotplugDir: HP, local: (p) => join(root, p), detachTimeoutMs: 2_000 };
+    // The launcher's flag default ends in '/': the plan and the resize must both accept that.
+    env = { conn: () => conn, hotplugDir: `${HP}/`, local: (p) => join(root, p), detachTimeoutMs: 2_000 };
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
