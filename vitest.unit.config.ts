@@ -17,6 +17,10 @@ export default defineConfig({
     // Files and the tests in each run in a random order, so a test that leans on another's leftovers fails here.
     // Vitest prints the seed ("Running tests with seed …"); `npm run test:unit -- --sequence.seed=N` replays it.
     sequence: { shuffle: true },
+    // One module graph per worker instead of one per file: about 60% less CPU for this layer (/usr/bin/time on the
+    // loaded 2-core machine: 125-162 s of CPU isolated, 64 s shared). The random order above, and the package
+    // configs (which still isolate each file), catch a test that leaks state into the next file.
+    isolate: false,
     // Vitest leaves one core free by default; unit tests wait mostly on small child processes, so use them all.
     maxWorkers: availableParallelism(),
     testTimeout: 30_000,
