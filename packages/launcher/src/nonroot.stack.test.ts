@@ -48,6 +48,9 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
   // The pod NIC as virt-api's defaults write it into the VMI: masquerade on the pod network.
   const vmi = demoGuestVmi('u-nonroot', {
     terminationGracePeriodSeconds: 20,
+    // Its ISO is built by genisoimage/xorriso run by a launcher that holds NET_BIND_SERVICE.
+    disks: [{ name: 'cloudinit', disk: { bus: 'virtio' } }],
+    volumes: [{ name: 'cloudinit', cloudInitNoCloud: { userData: '#!/bin/sh\necho vlt-nonroot-user-data\n' } }],
     interfaces: [{ name: 'default', masquerade: {} }],
     networks: [{ name: 'default', pod: {} }],
   });
@@ -138,7 +141,9 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
     expect({ uid: qemu?.uid, gid: qemu?.gid }).toEqual({ uid: POD_UID, gid: POD_UID });
     await launcher.waitForLog('Domain started.', 30_000);
     // Only a guest whose init is up handles the ACPI power button: wait for its ready line on the console log.
-    await waitForFileText(join(root, 'run/kubevirt-private/u-nonroot/virt-serial0-log'), /VLT-GUEST: ready/, 180_000);
+    const consoleLog = join(root, 'run/kubevirt-private/u-nonroot/virt-serial0-log');
+    await waitForFileText(consoleLog, /VLT-GUEST: ready/, 180_000);
+    expect(await readFile(consoleLog, 'utf8')).toContain('VLT-GUEST: cloud-init user-data exit=0');
 
     expect((await client.call('shutdownVirtualMachine', request(vmi), 20_000)).success).toBe(true);
     const off = await notify.waitFor(
