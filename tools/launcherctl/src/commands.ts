@@ -2,6 +2,7 @@
 // name virt-handler uses in its messages (#errors), and how the answer is shown.
 import { clientCmdVersions } from '@virt-launcher/launcher';
 import type { CmdMethod, RequestOf, ResponseOf } from '@virt-launcher/launcher';
+import type { AgentArgs } from './agent-commands.js';
 import type { LauncherConnection } from './connection.js';
 import { CommandError } from './errors.js';
 import { interpretCallError, interpretResponse, isServiceError } from './handle-error.js';
@@ -21,14 +22,16 @@ export interface Outcome {
 export interface CommandSpec {
   /** What the file argument is: required (sync), optional (lifecycle verbs), none. */
   file: 'required' | 'optional' | 'none';
-  run(conn: LauncherConnection, file: string | undefined): Promise<Outcome>;
+  run(conn: LauncherConnection, file: string | undefined, args?: AgentArgs): Promise<Outcome>;
+  /** The words after the command are its arguments (exec's CMD ARGS…), not a FILE. */
+  rest?: boolean;
 }
 
 const SHORT_MS = 5_000; // Ping, GetDomain, GetDomainStats, GetQemuVersion
 const LONG_MS = 20_000; // Sync, Pause, Unpause, Shutdown, Kill, Delete
 
 /** One RPC with handleError's reading of the result: resolves only on what the handler calls success. */
-async function invoke<K extends CmdMethod>(
+export async function invoke<K extends CmdMethod>(
   conn: LauncherConnection,
   name: string,
   method: K,
@@ -49,7 +52,7 @@ async function invoke<K extends CmdMethod>(
   return res;
 }
 
-async function currentDomain(conn: LauncherConnection): Promise<Json | undefined> {
+export async function currentDomain(conn: LauncherConnection): Promise<Json | undefined> {
   const res = await invoke(conn, 'GetDomain', 'getDomain', {}, SHORT_MS);
   if (res.domain === '') return undefined;
   try {

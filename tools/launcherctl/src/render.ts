@@ -1,4 +1,6 @@
 // Human-readable views of the launcher's JSON answers (api.Domain, stats.DomainStats: Go field names).
+import { deviceRows } from './render-devices.js';
+
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -7,6 +9,25 @@ const str = (v: unknown): string => (v === undefined || v === null || v === '' ?
 function table(rows: Array<[string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+/** The guest agent's channel state, and what it reported into the Status (OS, interfaces, freeze state). */
+function guestAgentRows(devices: Json, status: Json): Array<[string, string]> {
+  const channels = Array.isArray(devices.Channels) ? (devices.Channels as Json[]) : [];
+  const agent = channels.find((c) => isObject(c.Target) && c.Target.Name === 'org.qemu.guest_agent.0');
+  const rows: Array<[string, string]> = [];
+  if (agent) rows.push(['guest agent', str(isObject(agent.Target) ? agent.Target.State : undefined)]);
+  const os = isObject(status.OSInfo) ? status.OSInfo : undefined;
+  if (os && (os.PrettyName || os.Name)) rows.push(['guest os', str(os.PrettyName || os.Name)]);
+  const ifaces = Array.isArray(status.Interfaces) ? (status.Interfaces as Json[]) : [];
+  for (const i of ifaces) {
+    const ips = Array.isArray(i.IPs) ? (i.IPs as unknown[]).join(', ') : str(i.Ip);
+    rows.push([`guest ${str(i.InterfaceName)}`, `${ips} (${str(i.Mac)})`]);
+  }
+  if (isObject(status.FSFreezeStatus) && status.FSFreezeStatus.Status) {
+    rows.push(['fs freeze', str(status.FSFreezeStatus.Status)]);
+  }
+  return rows;
 }
 
 export function describeDomain(domain: Json): string {
@@ -26,7 +47,9 @@ export function describeDomain(domain: Json): string {
     ['disks', String(count('Disks'))],
     ['interfaces', String(count('Interfaces'))],
   ];
+  rows.push(...deviceRows(devices));
   if (meta.deletionTimestamp) rows.push(['deleted at', str(meta.deletionTimestamp)]);
+  rows.push(...guestAgentRows(devices, status));
   return table(rows);
 }
 

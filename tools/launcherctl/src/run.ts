@@ -1,9 +1,13 @@
 // launcherctl's whole run, without process globals: argv in, text out, exit code back (0 ok, 1 launcher
 // failure, 2 bad usage). cli.ts binds it to the process; tests call it directly.
 import { parseArgs } from 'node:util';
-import { COMMANDS } from './commands.js';
+import { AGENT_COMMANDS } from './agent-commands.js';
+import type { AgentArgs } from './agent-commands.js';
+import { COMMANDS as BASE_COMMANDS } from './commands.js';
 import { checkSocket, LauncherConnection } from './connection.js';
 import { CommandError, HandshakeError, SocketError, UsageError } from './errors.js';
+
+const COMMANDS = { ...BASE_COMMANDS, ...AGENT_COMMANDS };
 
 export const USAGE = `usage: launcherctl --socket PATH COMMAND [FILE] [--json]
 
@@ -21,10 +25,20 @@ commands:
   delete [FILE]        DeleteVirtualMachine
   stats                GetDomainStats
   qemu-version         GetQemuVersion
+  guest-info           GetGuestInfo: hostname, OS, timezone, agent version, users, filesystems
+  users                GetUsers
+  filesystems          GetFilesystems
+  guest-ping           GuestPing (--timeout S, default 5)
+  exec -- CMD ARGS...  Exec through the guest agent: stdout and exit code (--timeout S, default 10)
+  freeze [FILE]        FreezeVirtualMachine (--unfreeze-timeout S: thawed by itself after S seconds)
+  unfreeze [FILE]      UnfreezeVirtualMachine
+  soft-reboot [FILE]   SoftRebootVirtualMachine (through the agent when GetDomain shows it connected)
 
 options:
   --socket PATH        the launcher's socket (default: $LAUNCHERCTL_SOCKET)
   --json               one JSON object on stdout instead of text
+  --timeout S          exec, guest-ping: seconds the guest has to answer
+  --unfreeze-timeout S freeze: seconds after which the launcher thaws the guest by itself (0: never)
 exit: 0 success, 1 launcher failure (message on stderr), 2 bad usage`;
 
 export interface Io {
@@ -37,6 +51,14 @@ interface Invocation {
   command: string;
   file: string | undefined;
   json: boolean;
+  args: AgentArgs;
+}
+
+function seconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text))
+    throw new UsageError(`--${flag} must be a whole number of seconds, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv = process.env): Invocation | 'help' {
@@ -49,23 +71,31 @@ export function parseInvocation(argv: string[], env: NodeJS.ProcessEnv = process
         socket: { type: 'string', short: 's' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        timeout: { type: 'string' },
+        'unfreeze-timeout': { type: 'string' },
       },
     });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
   if (parsed.values.help) return 'help';
-  const [command, file, ...extra] = parsed.positionals;
+  const [command, ...words] = parsed.positionals;
   if (!command) throw new UsageError('no command given');
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  const args: AgentArgs = {
+    rest: spec.rest ? words : [],
+    timeoutSeconds: seconds('timeout', parsed.values.timeout),
+    unfreezeTimeoutSeconds: seconds('unfreeze-timeout', parsed.values['unfreeze-timeout']),
+  };
+  const [file, ...extra] = spec.rest ? [] : words;
   if (extra.length > 0 || (spec.file === 'none' && file !== undefined)) {
     throw new UsageError(`too many arguments for ${command}`);
   }
   if (spec.file === 'required' && !file) throw new UsageError(`${command} needs a FILE`);
   const socket = parsed.values.socket ?? env.LAUNCHERCTL_SOCKET;
   if (!socket) throw new UsageError('--socket PATH is required');
-  return { socket, command, file, json: parsed.values.json ?? false };
+  return { socket, command, file, json: parsed.values.json ?? false, args };
 }
 
 function errorJson(err: Error): Record<string, unknown> {
@@ -96,7 +126,7 @@ export async function runLauncherctl(argv: string[], io: Io, env: NodeJS.Process
       io.stderr('launcherctl: warning: virt-handler marked this launcher unresponsive (launcher-unresponsive)\n');
     }
     conn = await LauncherConnection.open(inv.socket);
-    const outcome = await spec!.run(conn, inv.file);
+    const outcome = await spec!.run(conn, inv.file, inv.args);
     for (const note of outcome.notes ?? []) io.stderr(`launcherctl: ${note}\n`);
     io.stdout(inv.json ? `${JSON.stringify({ ok: true, ...outcome.json })}\n` : `${outcome.human}\n`);
     return 0;
