@@ -1,25 +1,35 @@
 // Hook sidecars on the real launcher (docs/hooks.md): a test sidecar serves KubeVirt's hook protocol in the pod's
 // hooks directory, the launcher (--hook-sidecars 1, private root, no KVM: TCG) collects it before it is ready,
 // and the demo guest's domain is defined with the sidecar's change. On the same running guest
-// GetDomainDirtyRateStats is measured (docs/dirty-rate.md); once QEMU is gone the sidecar hears Shutdown.
+// GetDomainDirtyRateStats is measured (docs/dirty-rate.md); then the guest panics (a write to its pvpanic port
+// through QEMU's monitor), the handler gets a GuestPanicked Kubernetes event (docs/k8s-events.md), and once QEMU is
+// gone the sidecar hears Shutdown.
 // One guest, one ordered sequence: the steps share its lifecycle.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLauncher } from './cmd-client.js';
-import { NotifyStandIn, request } from './testing/handler-standin.js';
+import { request } from './testing/handler-standin.js';
+import { serveNotify } from './notify-server.js';
+import type { NotifyEndpoint } from './notify-server.js';
 import { HookSidecar } from './testing/hook-sidecar.js';
 import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
+
+async function until(done: () => boolean, ms: number): Promise<void> {
+  for (let waited = 0; !done() && waited < ms; waited += 250) await new Promise((r) => setTimeout(r, 250));
+}
 
 const MARK = 'defined with the change of the vlt test hook sidecar';
 
 describe.skipIf(!haveDemoGuest)('hook sidecars and the dirty rate on a real launcher (TCG guest)', () => {
   let root = '';
   let launcher: LauncherProcess | undefined;
-  const notify = new NotifyStandIn();
+  let notify: NotifyEndpoint | undefined;
+  const statuses: string[] = [];
+  const k8sEvents: Array<{ type: string; reason: string; message: string; involvedObject: { uid: string } }> = [];
   const sidecar = new HookSidecar({
     name: 'vlt-test-hook',
     hookPoints: [
@@ -34,18 +44,25 @@ describe.skipIf(!haveDemoGuest)('hook sidecars and the dirty rate on a real laun
     await stageDemoGuest(root, { containerDisk: false });
     // /var/run/kubevirt-hooks in the pod is <root>/run/kubevirt-hooks here; one directory per sidecar container.
     await sidecar.listen(join(root, 'run/kubevirt-hooks/hook-sidecar-0/hook.sock'));
-    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+    notify = await serveNotify(join(root, 'run/kubevirt/domain-notify-pipe.sock'), {
+      domainEvent: (req) => {
+        statuses.push((JSON.parse(req.domainJSON.toString()) as { Status: { Status: string } }).Status.Status);
+      },
+      k8sEvent: (req) => {
+        k8sEvents.push(JSON.parse(req.eventJSON.toString()) as (typeof k8sEvents)[number]);
+      },
+    });
   }, 60_000);
 
   afterAll(async () => {
     if (launcher) await killTree(launcher);
     if (root) await killGuests(root);
-    notify.close();
+    notify?.forceClose();
     sidecar.close();
     if (root) await rm(root, { recursive: true, force: true });
   }, 60_000);
 
-  it('collects the sidecar, defines its change, measures the dirty rate, then calls Shutdown', async () => {
+  it('collects the sidecar, defines its change, measures the dirty rate, reports a panic, then calls Shutdown', async () => {
     const uid = 'u-hooks';
     const args = [
       '--name',
@@ -66,11 +83,12 @@ describe.skipIf(!haveDemoGuest)('hook sidecars and the dirty rate on a real laun
 
     const client = await connectLauncher(launcher.readySocket);
     try {
-      const synced = await client.call(
-        'syncVirtualMachine',
-        request(demoGuestVmi(uid, { containerDisk: false })),
-        120_000,
-      );
+      // A pvpanic device (KubeVirt's spec.domain.devices.panicDevices) so the guest can report a panic.
+      const vmi = JSON.parse(demoGuestVmi(uid, { containerDisk: false }).toString()) as {
+        spec: { domain: { devices: Record<string, unknown> } };
+      };
+      vmi.spec.domain.devices.panicDevices = [{ model: 'isa' }];
+      const synced = await client.call('syncVirtualMachine', request(Buffer.from(JSON.stringify(vmi))), 120_000);
       expect(synced, launcher.stderr.join('\n')).toMatchObject({ success: true });
       const [define] = sidecar.callsOf('OnDefineDomain');
       expect(String(define?.request.vmi)).toContain(`"uid":"${uid}"`);
@@ -79,22 +97,26 @@ describe.skipIf(!haveDemoGuest)('hook sidecars and the dirty rate on a real laun
       const xml = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
       expect(xml).toContain(`<description>${MARK}</description>`);
 
-      await notify.waitFor((e) => e.domain.Status.Status === 'Running', 120_000);
+      await until(() => statuses.includes('Running'), 120_000);
       const rate = await client.call('getDomainDirtyRateStats', {}, 30_000);
       expect(rate.response, launcher.stderr.join('\n')).toEqual({ success: true, message: '' });
       expect(typeof rate.dirtyRateMbs).toBe('bigint');
       expect(rate.dirtyRateMbs >= 0n).toBe(true);
       expect(sidecar.callsOf('Shutdown')).toHaveLength(0);
 
-      expect(await client.call('killVirtualMachine', request(demoGuestVmi(uid)), 60_000)).toMatchObject({
-        success: true,
+      // The guest "panics": its pvpanic port (0x505) gets the panicked bit, as a panicking kernel would write it.
+      execFileSync('virsh', ['-c', uri, 'qemu-monitor-command', 'default_guest', '--hmp', 'o/b 0x505 1']);
+      await until(() => k8sEvents.length > 0, 60_000);
+      expect(k8sEvents[0]).toMatchObject({
+        type: 'Warning',
+        reason: 'GuestPanicked',
+        message: 'GuestPanicked (details unavailable)',
+        involvedObject: { uid },
       });
     } finally {
       client.close();
     }
-    for (let waited = 0; sidecar.callsOf('Shutdown').length === 0 && waited < 60_000; waited += 250) {
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await until(() => sidecar.callsOf('Shutdown').length > 0, 60_000);
     expect(sidecar.callsOf('Shutdown'), launcher.stderr.join('\n')).toHaveLength(1);
   }, 300_000);
 });
