@@ -4,6 +4,7 @@ import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
 
 export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
                 [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
+                [--non-root | --root]
                 [--migrate [--migrate-after SECONDS] [--until-migrated] [--migrate-bandwidth QUANTITY]
                  [--migrate-completion-timeout-per-gib SECONDS] [--migrate-cancel-after SECONDS]]
 
@@ -18,6 +19,9 @@ export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAG
   --timeout SECONDS             give up waiting for the lease after this long (default 240)
   --keep                        keep the run-root directory afterwards (logs, disks)
   --verbose                     print every launcher log line, not only the milestones
+  --non-root                    (default, as KubeVirt) the pod runs as uid/gid 107 with only NET_BIND_SERVICE, the
+                                launcher with --run-as-nonroot (session-mode libvirtd), the tap owned by 107
+  --root                        the pod runs as root (KubeVirt's Root feature gate)
   --migrate                     once the guest has its lease, start a second (target) pod and live-migrate the guest
                                 into it, playing both virt-handlers (proxies, RPCs); prints
                                 "migration: completed in <s> s, downtime <ms> ms" or why it failed
@@ -44,6 +48,8 @@ export interface RunArgs {
   timeoutSeconds: number;
   keep: boolean;
   verbose: boolean;
+  /** The pod's user is 107 (KubeVirt's default) rather than root. */
+  nonRoot: boolean;
   migration?: MigrateArgs;
 }
 
@@ -72,6 +78,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
         timeout: { type: 'string', default: '240' },
         keep: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
+        'non-root': { type: 'boolean', default: false },
+        root: { type: 'boolean', default: false },
         migrate: { type: 'boolean', default: false },
         'migrate-after': { type: 'string' },
         'until-migrated': { type: 'boolean', default: false },
@@ -99,6 +107,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const hypervisor = values.hypervisor as HypervisorChoice;
   if (!HYPERVISOR_CHOICES.includes(hypervisor))
     throw new UsageError(`--hypervisor ${values.hypervisor}: expected ${HYPERVISOR_CHOICES.join(', ')}`);
+  if (values.root && values['non-root']) throw new UsageError('--root and --non-root: choose one');
   const migration = migrateArgs(values);
   return {
     ...(migration ? { migration } : {}),
@@ -111,6 +120,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     timeoutSeconds,
     keep: values.keep,
     verbose: values.verbose,
+    nonRoot: !values.root,
   };
 }
 

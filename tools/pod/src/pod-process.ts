@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import type { KvmDevice } from './hypervisor.js';
+import { dropToPodUser } from './non-root.js';
 
 export interface PodProcessOptions {
   repo: string;
@@ -19,6 +20,8 @@ export interface PodProcessOptions {
   /** The pod's /dev/kvm, and whether the launcher may emulate (only when virt-pod decided on emulation). */
   kvm: KvmDevice;
   allowEmulation: boolean;
+  /** KubeVirt's default pod: uid/gid 107, NET_BIND_SERVICE only, the launcher with --run-as-nonroot (non-root.ts). */
+  nonRoot?: boolean;
   logFile: string;
   onLogLine: (line: string) => void;
 }
@@ -60,6 +63,7 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       '--kvm',
       o.kvm,
       '--',
+      ...(o.nonRoot ? dropToPodUser() : []),
       node,
       monitor,
       '--',
@@ -76,6 +80,7 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       '--qemu-timeout',
       '5m',
       ...(o.allowEmulation ? ['--allow-emulation'] : []),
+      ...(o.nonRoot ? ['--run-as-nonroot'] : []),
     ],
     // detached: its own session and process group. A Ctrl-C on the terminal must reach only virt-pod, which then
     // stops the pod as kubelet would (SIGTERM to PID 1); the daemons inside must live until the guest powered off.

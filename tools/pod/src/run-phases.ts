@@ -13,6 +13,7 @@ import { placeContainerDisks } from './layout.js';
 import type { PodNetwork } from './namespaces.js';
 import { startNodeProbe, type NodeProbe } from './node-probe.js';
 import { isMilestone, startPodProcess, type PodProcess } from './pod-process.js';
+import { handPodDirsToUser, POD_UID } from './non-root.js';
 import { InterruptedError, StartFailedError } from './run-errors.js';
 import type { RunState } from './run-state.js';
 import type { HypervisorDecision } from './hypervisor.js';
@@ -52,6 +53,8 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
           protocol: (port.protocol ?? 'TCP').toLowerCase(),
         })),
         subdomain: vmi.spec?.subdomain ?? '',
+        // virt-handler makes the tap of a non-root pod owned by its user: QEMU (uid 107) opens it.
+        ...(s.args.nonRoot ? { tapUid: POD_UID, tapGid: POD_UID } : {}),
       }),
     );
     await applyPlan(p, net.podNs);
@@ -145,6 +148,8 @@ async function stopPod(s: RunState, spec: PodSpec, pod: PodProcess): Promise<voi
 
 export function startPod(s: RunState, spec: PodSpec, net: PodNetwork, hypervisor: HypervisorDecision): PodProcess {
   const { vmi, name, namespace, uid, grace, runRoot } = spec;
+  // The pod's volumes belong to its user; the handler stand-in's notify socket exists by now and is handed over too.
+  if (s.args.nonRoot) handPodDirsToUser(s.repo, runRoot);
   const pod = startPodProcess({
     repo: s.repo,
     podNs: net.podNs,
@@ -156,6 +161,7 @@ export function startPod(s: RunState, spec: PodSpec, net: PodNetwork, hypervisor
     gracePeriodSeconds: grace,
     kvm: hypervisor.kvm,
     allowEmulation: hypervisor.allowEmulation,
+    nonRoot: s.args.nonRoot,
     logFile: path.join(runRoot, 'pod.log'),
     onLogLine: (line) => (s.args.verbose || isMilestone(line)) && s.print(`  [pod] ${compactLog(line)}`),
   });
