@@ -3,6 +3,8 @@
 # network namespaces, masquerade, virt-launcher-monitor → virt-launcher → libvirtd → QEMU/TCG, our DHCP server.
 # Extra arguments go to `virt-pod run` (e.g. --until-lease to exit 0 once the guest has its lease, or
 # --hypervisor kvm|emulation; the default, auto, uses KVM only when it really runs a vCPU here).
+# `npm run demo -- --migrate` then live-migrates the running guest into a second pod on this machine (its uptime
+# line goes on; add --until-migrated to end 5 s after it ran there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 guest_dir=$PWD/.cache/demo-guest
