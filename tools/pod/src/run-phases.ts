@@ -6,7 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { connectLauncher } from '@virt-launcher/launcher';
-import { applyPlan, discoverPodInterface, MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
+import {
+  applyPlan,
+  discoverPodInterface,
+  MasqueradeRequest,
+  masqueradeRequestFor,
+  planMasquerade,
+  type VmiLike,
+} from '@virt-launcher/netsetup';
 import { HandlerDecisions, startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
 import type { PodLayout } from './layout.js';
 import { placeContainerDisks } from './layout.js';
@@ -45,18 +52,15 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
       resolvConfPath: `/etc/netns/${net.podNs}/resolv.conf`,
       hostname: vmi.spec?.hostname ?? name,
     });
-    const p = planMasquerade(
-      MasqueradeRequest.fromPartial({
-        pod: facts,
-        ports: (masq?.ports ?? []).map((port) => ({
-          port: port.port,
-          protocol: (port.protocol ?? 'TCP').toLowerCase(),
-        })),
-        subdomain: vmi.spec?.subdomain ?? '',
-        // virt-handler makes the tap of a non-root pod owned by its user: QEMU (uid 107) opens it.
-        ...(s.args.nonRoot ? { tapUid: POD_UID, tapGid: POD_UID } : {}),
-      }),
-    );
+    // virt-handler makes the tap of a non-root pod owned by its user: QEMU (uid 107) opens it.
+    const owner = s.args.nonRoot ? { tapUid: POD_UID, tapGid: POD_UID } : { tapUid: 0, tapGid: 0 };
+    // A masquerade NIC on the pod network: what the VMI asks for (CIDRs, ports, dhcpOptions, istio, IPv6 when
+    // the pod has it), decided as virt-handler does.
+    const onPod = masq && vmi.spec?.networks?.some((n) => n.name === masq.name && n.pod);
+    const request = onPod
+      ? masqueradeRequestFor(vmi as VmiLike, masq.name, facts, owner)
+      : MasqueradeRequest.fromPartial({ pod: facts, subdomain: vmi.spec?.subdomain ?? '', ...owner });
+    const p = planMasquerade(request);
     await applyPlan(p, net.podNs);
     return p;
   });
