@@ -2,6 +2,10 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeConnection } from '../../testing/fake-connection.js';
+import { testSyncEnv } from '../../testing/sync-env.js';
+import { parseVmiRequest } from '../../vmi.js';
+import { probeHost } from './gather-context.js';
 import {
   MAX_POD_CPUS,
   PodCpuSetError,
@@ -90,5 +94,40 @@ describe('wantsDedicatedCpus', () => {
     expect(wantsDedicatedCpus(view({ dedicatedCpuPlacement: false }))).toBe(false);
     expect(wantsDedicatedCpus(view({ dedicatedCpuPlacement: 'true' }))).toBe(false);
     expect(wantsDedicatedCpus(view(undefined))).toBe(false);
+  });
+});
+
+describe('probeHost reads the pod cpuset only for dedicated placement', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vlt-launcher-cpuset-probe-'));
+    await writeFile(join(dir, 'cgroup.controllers'), 'cpuset\n');
+    await writeFile(join(dir, 'cpuset.cpus.effective'), '5,3-4\n');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const vmiWith = (cpu: Record<string, unknown>) =>
+    parseVmiRequest(
+      Buffer.from(JSON.stringify({ metadata: { name: 'vm', namespace: 'ns', uid: 'u' }, spec: { domain: { cpu } } })),
+    );
+
+  async function probe(cpu: Record<string, unknown>, cgroupRoot: string) {
+    const env = { ...testSyncEnv(await FakeConnection.open(), join(dir, 'run')), cgroupRoot };
+    return probeHost(env, vmiWith(cpu));
+  }
+
+  it('a dedicated VMI gets the sorted set of the cgroup it is pointed at', async () => {
+    expect((await probe({ cores: 3, dedicatedCpuPlacement: true }, dir)).podCpuSet).toEqual([3, 4, 5]);
+  });
+
+  it('another VMI never reads it: no cpuset file is no error', async () => {
+    expect((await probe({ cores: 3 }, join(dir, 'absent'))).podCpuSet).toBeUndefined();
+  });
+
+  it('a dedicated VMI without a readable cpuset fails the probe with PodCpuSetError', async () => {
+    const err = await probe({ dedicatedCpuPlacement: true }, join(dir, 'absent')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PodCpuSetError);
   });
 });
