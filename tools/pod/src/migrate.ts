@@ -128,6 +128,8 @@ export async function migrateToNewPod(
   hypervisor: HypervisorDecision,
   sourcePod: PodProcess,
   m: MigrateArgs,
+  /** Called once the target pod is ready, before the migration starts (e.g. to attach to its serial console). */
+  onTarget?: (target: TargetPod) => void,
 ): Promise<MigrationOutcome> {
   if (m.afterSeconds > 0) await s.interruptible('the wait before migrating', sleep(m.afterSeconds * 1000));
   const migrationUid = randomUUID();
@@ -136,6 +138,7 @@ export async function migrateToNewPod(
   const block = isBlockMigration(vmi);
   s.print(`migration ${migrationUid}: ${block ? 'block' : 'live'} migration to a new pod`);
   const target = await startTargetPod(s, spec, vmi, hypervisor);
+  onTarget?.(target);
   const proxies = await s.phase('migration proxies (source pod → target pod)', () =>
     startMigrationProxies({ source: spec.layout, target: target.spec.layout, uid: spec.uid, blockMigration: block }),
   );

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import type { HypervisorDecision } from './hypervisor.js';
 import { migrateToNewPod, type MigrationOutcome } from './migrate.js';
+import type { TargetPod } from './migrate-target.js';
 import type { PodProcess } from './pod-process.js';
 import type { PodSpec } from './run-phases.js';
 import type { RunState } from './run-state.js';
@@ -33,27 +34,31 @@ export async function runMigration(
     const hit = ALIVE.exec(line);
     if (hit) sourceUptime = Number(hit[1]);
   };
-  const outcome = await migrateToNewPod(s, spec, hypervisor, sourcePod, m);
+  let targetUptime: number | undefined;
+  let firstTargetUptime: number | undefined;
+  // Attached before the migration starts: QEMU binds the socket when the incoming guest arrives, and the console
+  // keeps no lines for a reader who comes later.
+  const attach = (target: TargetPod) => {
+    const console = watchSerialConsole(
+      target.spec.layout.hostPath(`/var/run/kubevirt-private/${spec.uid}/virt-serial0`),
+      (line) => {
+        const hit = ALIVE.exec(line);
+        if (hit) {
+          targetUptime = Number(hit[1]);
+          firstTargetUptime ??= targetUptime;
+        }
+        if (s.args.console) s.print(`  [target console] ${line}`);
+      },
+      s.abort.signal,
+    );
+    s.cleanup.push('target serial console', () => console.close());
+  };
+  const outcome = await migrateToNewPod(s, spec, hypervisor, sourcePod, m, attach);
   if (!outcome.completed || !outcome.target) {
     await reportSourceStillRuns(s, sourcePod, () => sourceUptime);
     return { migrated: false, outcome };
   }
   const target = outcome.target;
-  let targetUptime: number | undefined;
-  let firstTargetUptime: number | undefined;
-  const console = watchSerialConsole(
-    target.spec.layout.hostPath(`/var/run/kubevirt-private/${spec.uid}/virt-serial0`),
-    (line) => {
-      const hit = ALIVE.exec(line);
-      if (hit) {
-        targetUptime = Number(hit[1]);
-        firstTargetUptime ??= targetUptime;
-      }
-      if (s.args.console) s.print(`  [target console] ${line}`);
-    },
-    s.abort.signal,
-  );
-  s.cleanup.push('target serial console', () => console.close());
   const settleDeadline = Date.now() + 60_000;
   while (
     (targetUptime === undefined || targetUptime - (firstTargetUptime ?? 0) < SETTLE_SECONDS) &&
