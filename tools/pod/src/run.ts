@@ -24,6 +24,7 @@ import {
 } from './run-phases.js';
 import { runMigration } from './run-migrate.js';
 import { RunState } from './run-state.js';
+import { reportGuestAgent } from './guest-agent-report.js';
 
 export interface RunOutcome {
   leased: boolean;
@@ -105,6 +106,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       const { migrated } = await runMigration(s, spec, hypervisor, pod);
       return { leased, migrated, exitCode: await shutDown(s, pod) };
     }
+    if (leased && !s.args.untilLease) void reportGuestAgent(s); // OS and IPs from the guest agent
     await holdUntilInterrupted(s, pod, first);
     return { leased, exitCode: await shutDown(s, pod) };
   } finally {
