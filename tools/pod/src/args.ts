@@ -1,14 +1,20 @@
 // virt-pod's command line.
 import { parseArgs } from 'node:util';
 import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
+import { watchArgs, type WatchArgs } from './args-watch.js';
 
 export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
                 [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
+                [--watch] [--volume NAME=FILE]...
                 [--non-root | --root]
                 [--migrate [--migrate-after SECONDS] [--until-migrated] [--migrate-bandwidth QUANTITY]
                  [--migrate-completion-timeout-per-gib SECONDS] [--migrate-cancel-after SECONDS]]
 
   --container-disk VOLUME=FILE  the disk image a containerDisk volume's image would carry
+  --volume NAME=FILE            the file backing a PVC or DataVolume volume (a hotpluggable one is put at the
+                                pod's hotplug path when it appears in the VMI)
+  --watch                       while the guest runs, apply each change of VMI.yaml as virt-handler would (hotplug
+                                volumes, taps for new NICs, Sync, SyncVirtualMachineCPUs/Memory)
   --kernel-boot-dir DIR         where the kernelBoot image's kernelPath/initrdPath are found (DIR/<path> or DIR/<basename>)
   --hypervisor auto|kvm|emulation
                                 auto (default): the pod gets /dev/kvm only when KVM really runs a vCPU with the
@@ -38,7 +44,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export interface RunArgs {
+export interface RunArgs extends WatchArgs {
   vmiFile: string;
   containerDisks: Map<string, string>;
   kernelBootDir?: string;
@@ -71,6 +77,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
       allowPositionals: true,
       options: {
         'container-disk': { type: 'string', multiple: true },
+        volume: { type: 'string', multiple: true },
+        watch: { type: 'boolean', default: false },
         'kernel-boot-dir': { type: 'string' },
         hypervisor: { type: 'string', default: 'auto' },
         console: { type: 'boolean', default: false },
@@ -111,6 +119,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const migration = migrateArgs(values);
   return {
     ...(migration ? { migration } : {}),
+    ...watchArgs(values),
     vmiFile: positionals[1]!,
     containerDisks,
     kernelBootDir: values['kernel-boot-dir'],

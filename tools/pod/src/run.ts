@@ -24,6 +24,7 @@ import {
 } from './run-phases.js';
 import { runMigration } from './run-migrate.js';
 import { RunState } from './run-state.js';
+import { watchVmiFile } from './watch.js';
 import { reportGuestAgent } from './guest-agent-report.js';
 
 export interface RunOutcome {
@@ -98,6 +99,8 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     const started = performance.now();
     const pod = startPod(s, spec, net, hypervisor);
     await connectToLauncher(s, spec, pod, started);
+    // Other tools (launcherctl) reach the launcher here, as virt-handler does.
+    s.print(`launcher socket: ${spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock')}`);
     await syncVirtualMachine(s, spec);
     const first = await awaitLease(s, spec, pod);
     const leased = isLease(first);
@@ -107,6 +110,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
       return { leased, migrated, exitCode: await shutDown(s, pod) };
     }
     if (leased && !s.args.untilLease) void reportGuestAgent(s); // OS and IPs from the guest agent
+    if (s.args.watch && leased) watchVmiFile(s, spec, net);
     await holdUntilInterrupted(s, pod, first);
     return { leased, exitCode: await shutDown(s, pod) };
   } finally {

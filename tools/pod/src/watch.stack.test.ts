@@ -1,0 +1,77 @@
+// `virt-pod run --watch --volume NAME=FILE`: while the guest runs (QEMU TCG: --hypervisor emulation, chosen on
+// purpose), an edit of the VMI file that adds a hotpluggable PVC volume is applied as virt-handler would: the
+// file lands at the pod's hotplug path, the launcher attaches it, and the guest reports the new disk. The run
+// prints the launcher's socket once it is ready; Ctrl-C then leaves no process or run-root behind.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseVmi } from '@virt-launcher/converter';
+import {
+  buildDemoGuest,
+  guestDir,
+  interruptLikeTerminal,
+  leftovers,
+  repo,
+  runRootOf,
+  snapshot,
+  startPod,
+} from './e2e-kit.js';
+
+beforeAll(() => buildDemoGuest());
+
+describe('virt-pod run --watch', () => {
+  it('a hotpluggable volume added to the VMI file is attached to the running guest', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-pod-watch-'));
+    try {
+      const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
+      const vmiFile = path.join(dir, 'vmi.json');
+      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      const disk = path.join(dir, 'hp.img');
+      fs.writeFileSync(disk, '');
+      fs.truncateSync(disk, 8 * 1024 * 1024);
+      const before = snapshot();
+      const pod = startPod([
+        path.join(repo, 'tools/pod/dist/cli.js'),
+        'run',
+        vmiFile,
+        '--container-disk',
+        `rootdisk=${guestDir}/containerdisk.img`,
+        '--kernel-boot-dir',
+        guestDir,
+        '--hypervisor',
+        'emulation',
+        '--console',
+        '--watch',
+        '--volume',
+        `hp=${disk}`,
+      ]);
+      await pod.waitFor(/watch: applying changes of /);
+      const socket = /launcher socket: (\S+)/.exec(pod.output())?.[1] ?? '';
+      expect(path.isAbsolute(socket), pod.output()).toBe(true);
+      expect(fs.statSync(socket).isSocket()).toBe(true);
+
+      const devices = vmi.spec!.domain.devices;
+      devices.disks = [...(devices.disks ?? []), { name: 'hp', disk: { bus: 'virtio' } }];
+      vmi.spec!.volumes = [
+        ...(vmi.spec!.volumes ?? []),
+        { name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } },
+      ];
+      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      await pod.waitFor(/VLT-GUEST: disk vd[a-z] added \d+/);
+      const out = pod.output();
+      expect(out).toMatch(/watch: SyncVirtualMachine ok/);
+      expect(out).toMatch(/VLT-GUEST: disk vd[a-z] added 8388608/);
+      expect(fs.existsSync(path.join(runRootOf(out), 'run/kubevirt/hotplug-disks/hp.img'))).toBe(true);
+
+      interruptLikeTerminal(pod);
+      await pod.exited;
+      // Only this run's own leftovers: other suites may run pods (with their namespaces) at the same time; the
+      // namespaces of an interrupted run are covered by interrupt.e2e.test.ts.
+      const left = leftovers(before, runRootOf(pod.output()));
+      expect({ runRoot: left.runRoot, processes: left.processes }).toEqual({ runRoot: [], processes: [] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 420_000);
+});

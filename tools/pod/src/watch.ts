@@ -1,0 +1,95 @@
+// `virt-pod run --watch`: plays virt-handler for changes of the VMI file while the guest runs. On each change it
+// prepares what the node side owns (hotplug volumes, taps: hotplug.ts), then calls SyncVirtualMachine, and
+// SyncVirtualMachineCPUs / SyncVirtualMachineMemory when the CPU sockets or guest memory changed. One line per
+// change says what was done or why it failed; a failure does not end the pod.
+import fs from 'node:fs';
+import { parseVmi, type VirtualMachineInstance } from '@virt-launcher/converter';
+import type { PodNetwork } from './namespaces.js';
+import { POD_UID } from './non-root.js';
+import { prepareHotplugVolumes, prepareSecondaryTaps, removeUnpluggedVolumes } from './hotplug.js';
+import type { PodSpec } from './run-phases.js';
+import type { RunState } from './run-state.js';
+
+const POLL_MS = 500;
+
+function syncRequest(vmi: VirtualMachineInstance) {
+  const masq = vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
+  return {
+    vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
+    options: {
+      VirtualMachineSMBios: { manufacturer: 'KubeVirt', product: 'None', version: '', sku: '', family: 'KubeVirt' },
+      MemBalloonStatsPeriod: 10,
+      PreallocatedVolumes: [],
+      topology: undefined,
+      DisksInfo: {},
+      ExpandDisksEnabled: false,
+      clusterConfig: undefined,
+      interfaceDomainAttachment: masq ? { [masq.name]: 'tap' } : {},
+      interfaceMigration: {},
+      pluginsJson: Buffer.alloc(0),
+      GraceHostDeviceAliases: [],
+    },
+  };
+}
+
+const cpuKey = (v: VirtualMachineInstance) => JSON.stringify(v.spec?.domain?.cpu?.sockets ?? null);
+const memoryKey = (v: VirtualMachineInstance) => JSON.stringify(v.spec?.domain?.memory?.guest ?? null);
+
+/** Applies one change of the VMI file; returns the VMI now in effect (the old one when reading failed). */
+async function applyChange(
+  s: RunState,
+  spec: PodSpec,
+  net: PodNetwork,
+  before: VirtualMachineInstance,
+): Promise<VirtualMachineInstance> {
+  let next: VirtualMachineInstance;
+  try {
+    next = parseVmi(fs.readFileSync(s.args.vmiFile, 'utf8'));
+  } catch (err) {
+    s.print(`watch: ${s.args.vmiFile} not applied: ${(err as Error).message}`);
+    return before;
+  }
+  // The identity of the pod's VMI never changes with an edit of the file.
+  next.metadata = { ...next.metadata, name: spec.name, namespace: spec.namespace, uid: spec.uid };
+  const owner = s.args.nonRoot ? POD_UID : undefined;
+  const launcher = s.launcher!;
+  try {
+    const withStatus = prepareHotplugVolumes(next, spec.layout, s.args.volumes, owner);
+    for (const tap of prepareSecondaryTaps(next, net.podNs, owner)) s.print(`watch: tap ${tap} made in the pod`);
+    const res = await launcher.call('syncVirtualMachine', syncRequest(withStatus), 120_000);
+    s.print(`watch: SyncVirtualMachine ${res.success ? 'ok' : `failed: ${res.message}`}`);
+    if (!res.success) return before;
+    for (const f of removeUnpluggedVolumes(next, spec.layout)) s.print(`watch: hotplug file ${f} removed`);
+    if (cpuKey(next) !== cpuKey(before)) {
+      const r = await launcher.call('syncVirtualMachineCpUs', syncRequest(withStatus), 60_000);
+      s.print(`watch: SyncVirtualMachineCPUs ${r.success ? 'ok' : `failed: ${r.message}`}`);
+    }
+    if (memoryKey(next) !== memoryKey(before)) {
+      const r = await launcher.call('syncVirtualMachineMemory', syncRequest(withStatus), 60_000);
+      s.print(`watch: SyncVirtualMachineMemory ${r.success ? 'ok' : `failed: ${r.message}`}`);
+    }
+  } catch (err) {
+    s.print(`watch: change not applied: ${(err as Error).message}`);
+    return before;
+  }
+  return next;
+}
+
+/** Starts watching; the watcher stops with the pod (cleanup stack). Changes are applied one at a time. */
+export function watchVmiFile(s: RunState, spec: PodSpec, net: PodNetwork): void {
+  let current = spec.vmi;
+  let queue = Promise.resolve();
+  const onChange = (now: fs.Stats, prev: fs.Stats) => {
+    if (now.mtimeMs === prev.mtimeMs && now.size === prev.size) return;
+    queue = queue.then(async () => {
+      s.print(`watch: ${s.args.vmiFile} changed`);
+      current = await applyChange(s, spec, net, current);
+    });
+  };
+  fs.watchFile(s.args.vmiFile, { interval: POLL_MS }, onChange);
+  s.cleanup.push('watch VMI file', async () => {
+    fs.unwatchFile(s.args.vmiFile, onChange);
+    await queue;
+  });
+  s.print(`watch: applying changes of ${s.args.vmiFile} (virt-handler's part: hotplug volumes, taps, Sync)`);
+}
