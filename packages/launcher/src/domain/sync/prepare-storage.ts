@@ -13,6 +13,7 @@ import { prepareMetricsDisk } from './storage/downward-metrics.js';
 import { preparePvcVolume } from './storage/pvc.js';
 import { applyDiskCacheModes } from './storage/disk-cache.js';
 import { readStorageSpec, underRoot, type StorageSpec } from './storage/spec.js';
+import { volumeStatusMaps } from './runtime/context-facts.js';
 
 async function prepareVolume(
   env: SyncEnv,
@@ -53,7 +54,10 @@ export async function prepareStorage(env: SyncEnv, vmi: VmiView, domainXml: stri
   const spec = readStorageSpec(vmi, domainXml);
   if (vmi.volumes.length === 0 && !spec.ignitionData) return domainXml;
   const eph = await loadEphemeralDisk();
+  // Hotplug volumes are virt-handler's to mount (at the hotplug path): nothing to make here, as in KubeVirt.
+  const { hotplugVolumes } = volumeStatusMaps(vmi);
   for (const [index, v] of vmi.volumes.entries()) {
+    if (hotplugVolumes[v.name]) continue;
     try {
       await prepareVolume(env, eph, vmi, v, index, spec);
     } catch (err) {

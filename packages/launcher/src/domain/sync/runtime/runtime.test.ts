@@ -10,7 +10,8 @@ import { planDisks } from './disk-plan.js';
 import { syncDisks } from './disks.js';
 import { planInterfaces, syncInterfaces } from './interfaces.js';
 import { planMemory, syncMemory } from './memory.js';
-import { secondaryTapName } from './context-facts.js';
+import { secondaryTapName, volumeStatusMaps } from './context-facts.js';
+import { parseVmiRequest } from '../../../vmi.js';
 import { RuntimeSyncError, type RuntimeEnv } from './types.js';
 
 const HP = '/var/run/kubevirt/hotplug-disks';
@@ -184,5 +185,26 @@ describe('memory (virtio-mem)', () => {
     expect(() => planMemory({ guest: '64Mi', maxGuest: '512Mi' }, domain('', mem))).toThrow(RuntimeSyncError);
     expect(() => planMemory({ guest: '129Mi', maxGuest: '512Mi' }, domain('', mem))).toThrow(/2Mi/);
     expect(() => planMemory({ guest: 'lots', maxGuest: '512Mi' }, domain('', mem))).toThrow(/"lots"/);
+  });
+});
+
+describe('volume status as virt-handler writes it', () => {
+  it('an entry with hotplugVolume is a hotplug volume, any other a permanent one', () => {
+    const doc = {
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'g', namespace: 'default', uid: 'u' },
+      spec: { domain: { devices: {} } },
+      status: {
+        volumeStatus: [
+          { name: 'root', target: 'vda', phase: 'Ready' },
+          { name: 'hp', target: '', phase: 'MountedToPod', hotplugVolume: { attachPodName: 'p' } },
+        ],
+      },
+    };
+    expect(volumeStatusMaps(parseVmiRequest(Buffer.from(JSON.stringify(doc))))).toEqual({
+      hotplugVolumes: { hp: { name: 'hp', target: '', phase: 'MountedToPod' } },
+      permanentVolumes: { root: { name: 'root', target: 'vda', phase: 'Ready' } },
+    });
   });
 });
