@@ -41,3 +41,12 @@ export {
   NftTablePlan,
   GuestAddressing,
 } from './gen/virtlauncher/netsetup/v1/netsetup.js';
+// The bridge binding (docs/bridge.md).
+export { planBridge } from './bridge/plan.js';
+export { applyBridgePlan, teardownBridge, bridgeBindingInPlace, bridgeBindingApplied } from './bridge/apply.js';
+export type { BridgeApplyReport, BridgeTeardownReport } from './bridge/apply.js';
+export { bridgeRequestFor, podInterfaceNameFor } from './bridge/vmi-request.js';
+export type { BridgeVmiLike } from './bridge/vmi-request.js';
+export { writeBridgeDhcpCache } from './bridge/cli.js';
+export { hashedPodIfaceName, bridgedNicNameFor, fakeBridgeIpFor } from './bridge/names.js';
+export type { BridgeBindingRequest, BridgeBindingPlan } from './bridge/types.js';

@@ -56,7 +56,7 @@ export function istioInjected(vmi: VmiLike): boolean {
   return (vmi.metadata?.annotations?.[ISTIO_INJECT_ANNOTATION] ?? '').toLowerCase() === 'true';
 }
 
-function dhcpOptionsOf(o: VmiDhcpOptions | undefined): DhcpOptions | undefined {
+export function dhcpOptionsOf(o: VmiDhcpOptions | undefined): DhcpOptions | undefined {
   if (!o) return undefined;
   return {
     bootfileName: o.bootFileName ?? '',
