@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type PodNetwork, createPodNetwork } from './testing/pod-network.js';
-import { type CliProcess, startCli } from './testing/cli-process.js';
+import { execa } from 'execa';
+import { CLI, type CliProcess, startCli } from './testing/cli-process.js';
 
 const SOCKET = fileURLToPath(new URL('../dist/ra/socket.js', import.meta.url));
 /** EUI-64 link-local of the bridge MAC 02:00:00:00:00:00. */
@@ -82,5 +83,45 @@ describe('router advertisements on the pod bridge', () => {
     // Not autonomous: no SLAAC address in fd10:0:2::/120 appears; the address is DHCPv6's to give.
     const addrs = await net.exec(net.guest, 'ip', ['-6', '-j', 'addr', 'show', 'dev', 'eth0', 'scope', 'global']);
     expect(JSON.parse(addrs.stdout)[0]?.addr_info ?? []).toEqual([]);
+  });
+});
+
+describe('router advertisements without CAP_NET_RAW', () => {
+  let net: PodNetwork;
+  beforeAll(async () => {
+    net = await createPodNetwork({ ipv6: true });
+  });
+  afterAll(async () => {
+    await net?.remove();
+  });
+
+  it('DHCPv6 still serves; the advertisements are a logged warning, not a failed start', async () => {
+    // A non-root launcher keeps NET_BIND_SERVICE (ports 547/67) but has no raw sockets.
+    const child = execa(
+      'ip',
+      [
+        ...['netns', 'exec', net.pod, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+        ...['--inh-caps=+net_bind_service', '--ambient-caps=+net_bind_service'],
+        ...[process.execPath, CLI, 'serve', '--interface', 'k6t-eth0', '--client-ipv6', 'fd10:0:2::2/120', '--ra'],
+      ],
+      { reject: false, buffer: false },
+    );
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr?.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('router advertisements not started')) resolve();
+      });
+      void child.then((r) => reject(new Error(`virt-dhcp exited ${r.exitCode}: ${stderr}`)));
+    });
+    child.kill('SIGTERM');
+    const result = await child;
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    expect(lines.find((l) => l.msg === 'DHCPv6 server listening')).toBeDefined();
+    expect(lines.find((l) => l.msg === 'router advertisements not started')?.reason).toMatch(/EPERM|not permitted/i);
+    expect(result.exitCode).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
 // startDhcpServer: one DHCPv4 and/or one DHCPv6 server for one bridge, as the launcher starts per masquerade NIC.
 import type { DhcpServerConfig } from '@virt-launcher/contracts';
-import { DhcpConfigError } from './errors.js';
+import { DhcpConfigError, DhcpSocketError } from './errors.js';
 import { type Logger, createLogger } from '@virt-launcher/shared';
 import { type V4Server, type V4Stats, startV4 } from './v4/server.js';
 import { type V6Server, type V6Stats, startV6 } from './v6/server.js';
-import { prepareRa } from './ra/prepare.js';
+import { type PreparedRa, prepareRa } from './ra/prepare.js';
 import { type RaServer, type RaStats, startRa } from './ra/server.js';
 
 export interface DhcpServerOptions {
@@ -19,6 +19,20 @@ export interface DhcpServer {
   stats(): { v4: V4Stats | undefined; v6: V6Stats | undefined; ra: RaStats | undefined };
 }
 
+/**
+ * Advertisements are this project's addition to KubeVirt's servers and need a raw socket (CAP_NET_RAW), which a
+ * launcher without it does not get: then DHCPv4/DHCPv6 still serve and the failure is logged, not thrown.
+ */
+function startRaOrWarn(prepared: PreparedRa, logger: Logger): RaServer | undefined {
+  try {
+    return startRa(prepared, logger);
+  } catch (e) {
+    if (!(e instanceof DhcpSocketError)) throw e;
+    logger.warning('router advertisements not started', { interface: e.interfaceName, reason: e.message });
+    return undefined;
+  }
+}
+
 export async function startDhcpServer(config: DhcpServerConfig, options: DhcpServerOptions = {}): Promise<DhcpServer> {
   const logger = options.logger ?? createLogger({ component: 'virt-dhcp' });
   if (!config.v4 && !config.v6) throw new DhcpConfigError('neither v4 nor v6 is configured', 'v4');
@@ -31,7 +45,7 @@ export async function startDhcpServer(config: DhcpServerConfig, options: DhcpSer
       config.v6?.routerAdvert && prepareRa(config.v6.interfaceName, config.v6.serverMac, config.v6.routerAdvert);
     if (config.v4) v4 = startV4(config.v4, logger);
     if (config.v6) v6 = startV6(config.v6, logger);
-    if (raPrepared) ra = startRa(raPrepared, logger);
+    if (raPrepared) ra = startRaOrWarn(raPrepared, logger);
   } catch (e) {
     v4?.close();
     v6?.close();
