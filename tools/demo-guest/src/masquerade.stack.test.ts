@@ -130,6 +130,13 @@ async function makeNoCloudIso(dir: string): Promise<string> {
   return iso;
 }
 
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 let guestImage: DemoGuest;
 let work = '';
 let plan: MasqueradePlan;
@@ -205,8 +212,8 @@ beforeAll(async () => {
 afterAll(async () => {
   guest?.kill();
   await guest?.exited;
-  dhcp?.kill('SIGTERM');
-  node?.child.kill('SIGTERM');
+  // The server and the node helper are gone before their namespaces are.
+  await Promise.all([dhcp, node?.child].map(stopChild));
   await teardown('eth0', POD).catch(() => undefined);
   await run('ip', ['netns', 'del', POD]).catch(() => undefined);
   await run('ip', ['netns', 'del', NODE]).catch(() => undefined);
