@@ -15,7 +15,10 @@ interface VolumeStatusDoc {
 
 /**
  * hotplugVolumes and permanentVolumes for the converter: a status entry with `hotplugVolume` is a hotplug
- * volume (joined to the domain once its phase says it is mounted), any other entry a permanent one.
+ * volume (joined to the domain once its phase says it is mounted), any other entry a permanent one. As the
+ * converter then leaves out every disk whose volume is in neither map, the permanent map is only filled when the
+ * VMI has a hotplug volume at all: a status that lists some volumes but not others (as a test or an older
+ * handler may send) keeps every disk, as before hotplug existed.
  */
 export function volumeStatusMaps(vmi: VmiView): Pick<ConverterContext, 'hotplugVolumes' | 'permanentVolumes'> {
   const doc = JSON.parse(vmi.raw.toString('utf8')) as { status?: { volumeStatus?: VolumeStatusDoc[] } };
@@ -27,6 +30,7 @@ export function volumeStatusMaps(vmi: VmiView): Pick<ConverterContext, 'hotplugV
     if (s.hotplugVolume) hotplugVolumes[s.name] = status;
     else permanentVolumes[s.name] = status;
   }
+  if (Object.keys(hotplugVolumes).length === 0) return { hotplugVolumes, permanentVolumes: {} };
   return { hotplugVolumes, permanentVolumes };
 }
 

@@ -206,5 +206,11 @@ describe('volume status as virt-handler writes it', () => {
       hotplugVolumes: { hp: { name: 'hp', target: '', phase: 'MountedToPod' } },
       permanentVolumes: { root: { name: 'root', target: 'vda', phase: 'Ready' } },
     });
+    // Without any hotplug volume the permanent map stays empty: every disk is kept, whatever the status lists.
+    doc.status.volumeStatus = doc.status.volumeStatus.slice(0, 1);
+    expect(volumeStatusMaps(parseVmiRequest(Buffer.from(JSON.stringify(doc))))).toEqual({
+      hotplugVolumes: {},
+      permanentVolumes: {},
+    });
   });
 });
