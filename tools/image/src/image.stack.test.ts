@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectLauncher } from '@virt-launcher/launcher';
 import { unpackOciArchive, type UnpackedImage } from './oci.js';
+import { POD_UID, startImageLauncher } from './nonroot-run.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let work: string;
@@ -140,6 +142,28 @@ describe('launcher image', () => {
     const r = spawnSync('chroot', [bare, '/usr/bin/container-disk', '--no-op'], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
   });
+
+  it('starts its launcher as uid 107 with --run-as-nonroot until it is ready and answers Info', async () => {
+    const args = ['--name', 'guest', '--namespace', 'default', '--uid', 'u-image', '--allow-emulation'];
+    const l = startImageLauncher(image.rootfs, image.config.config?.Env ?? [], args);
+    try {
+      await l.waitForLine(/"msg":"Marked as ready"/, 120_000);
+      const connected = l.lines.find((line) => line.includes('"msg":"Connected to libvirt daemon"'));
+      expect(connected).toContain('qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock');
+      // connectLauncher dials launcher-sock and calls Info: the cmd server of the image's launcher answers.
+      const client = await connectLauncher(l.readySocket);
+      client.close();
+      // Written by the launcher as the pod's user, where a session-mode libvirtd reads it, with no user= line.
+      const qemuConf = path.join(image.rootfs, 'run/kubevirt-private/libvirt/qemu.conf');
+      expect(fs.statSync(qemuConf).uid).toBe(POD_UID);
+      expect(fs.readFileSync(qemuConf, 'utf8')).not.toMatch(/^\s*user\s*=/m);
+    } finally {
+      l.child.kill('SIGTERM');
+      const kill = setTimeout(() => l.child.kill('SIGKILL'), 30_000);
+      await l.exited;
+      clearTimeout(kill);
+    }
+  }, 180_000);
 
   it('reports its size', () => {
     const bytes = fs.statSync(archive).size;
