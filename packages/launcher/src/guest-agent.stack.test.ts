@@ -234,6 +234,21 @@ describe.skipIf(!haveDemoGuest)('guest agent against a real qemu-ga (own libvirt
     expect(meta).toMatchObject({ Succeeded: true });
   }, 150_000);
 
+  it('after an Unpause the launcher sets the stopped guest clock to the host time through the agent', async () => {
+    expect(await exec('date', ['-u', '-s', '2001-02-03 04:05:06'])).toMatchObject({ exitCode: 0 });
+    expect((await exec('date', ['-u', '+%Y'])).stdOut.trim()).toBe('2001');
+    const vmiReq = request(agentVmi());
+    expect(await client.call('pauseVirtualMachine', vmiReq, 20_000)).toMatchObject({ success: true });
+    expect(await client.call('unpauseVirtualMachine', vmiReq, 20_000)).toMatchObject({ success: true });
+    const year = String(new Date().getUTCFullYear());
+    await until(
+      'the guest clock set again',
+      async () => ((await exec('date', ['-u', '+%Y'])).stdOut.trim() === year ? true : undefined),
+      90_000,
+    );
+    await launcher.waitForLog('guest VM time sync finished successfully', 10_000);
+  }, 150_000);
+
   it('SoftReboot goes through the agent when the VMI says it is connected: the guest boots again', async () => {
     const boots = tap.count('VLT-GUEST: booted');
     const res = await client.call('softRebootVirtualMachine', request(agentVmi(true)), 20_000);

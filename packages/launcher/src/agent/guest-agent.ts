@@ -31,6 +31,8 @@ export interface GuestAgentOptions {
   intervals?: AgentIntervals;
   /** The agent's state or an announced fact changed: send a MODIFIED domain event. */
   onChange?: () => void;
+  /** The VMI's name (--name), for the GuestAgentPingFailed message; without it no event is sent, as KubeVirt. */
+  vmiName?: string;
   /** Kubernetes events about the VMI (GuestAgentPing failures). */
   sendEvent?: K8sEventSink;
   /** A live migration runs (Freeze is refused, a failed GuestPing is not a failure). */
@@ -141,7 +143,7 @@ export class GuestAgent {
   }
 
   /** GuestPing: guest-ping within `timeoutSeconds`; a failure is forgiven while migrating or paused on purpose. */
-  async ping(domainName: string, timeoutSeconds: number, vmiName: string): Promise<void> {
+  async ping(domainName: string, timeoutSeconds: number, vmiName = this.o.vmiName ?? ''): Promise<void> {
     const name = domainName || this.domainName;
     try {
       const dom = await this.lookup(name);

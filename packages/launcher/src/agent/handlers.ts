@@ -28,7 +28,7 @@ export function agentHandlers(base: CmdHandlers, agent: GuestAgent, creds?: Acce
 
     guestPing: async (req) => {
       try {
-        await agent.ping(req.domainName, req.timeoutSeconds, req.domainName.split('_').slice(1).join('_'));
+        await agent.ping(req.domainName, req.timeoutSeconds);
       } catch (err) {
         throw new GrpcStatusError(errorMessage(err));
       }

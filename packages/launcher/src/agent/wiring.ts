@@ -31,7 +31,7 @@ export function asAgentConnection(conn: Connection): AgentConnection {
   return conn as unknown as AgentConnection;
 }
 
-/** Until a Kubernetes-event sender exists in events/, the event is logged with KubeVirt's reason. */
+/** Without a sender (tests), the event is only logged with KubeVirt's reason. */
 const logEvent: K8sEventSink = async (e) => {
   log.warning(e.message, { reason: e.reason, type: e.type });
 };
@@ -50,6 +50,7 @@ export function startGuestAgent(o: {
     conn: () => asAgentConnection(o.conn()),
     intervals: o.flags.agentIntervals,
     onChange: () => o.events.refresh(),
+    vmiName: o.flags.name,
     sendEvent: o.sendEvent ?? logEvent,
     migrationInProgress: () => {
       const m = o.metadata.get().Migration;

@@ -123,7 +123,15 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     prepareNetwork: (vmi) => dhcp.start(vmi),
     hooks,
   });
-  const agent = startGuestAgent({ flags, paths, domainName, conn: () => session.conn, events, metadata });
+  const agent = startGuestAgent({
+    flags,
+    paths,
+    domainName,
+    conn: () => session.conn,
+    events,
+    metadata,
+    sendEvent: (e) => k8s.sender.sendK8sEvent(e),
+  });
   const server = new CmdServer(agent.handlers(domainHandlers(manager)));
   try {
     // The server binds and answers its self-ping while the daemon starts; only launcher-init-sock exists
