@@ -71,8 +71,8 @@ export function domainHandlers(manager: DomainManager): CmdHandlers {
       return ok();
     },
     getQemuVersion: async () => ({ response: ok(), version: await manager.getQemuVersion() }),
-    // No guest agent is tracked: KubeVirt answers these with success and its empty JSON (the handler's metrics
-    // scrape drops a VMI's metrics on an error from GetFilesystems).
+    // Without a guest agent KubeVirt answers these with success and its empty JSON (the handler's metrics scrape
+    // drops a VMI's metrics on an error from GetFilesystems). The launcher lays agent/handlers.ts over this table.
     getGuestInfo: async () => ({ response: ok(), guestInfoResponse: NO_AGENT.guestInfo }),
     getUsers: async () => ({ response: ok(), guestUserListResponse: NO_AGENT.users }),
     getFilesystems: async () => ({ response: ok(), guestFilesystemsResponse: NO_AGENT.filesystems }),
