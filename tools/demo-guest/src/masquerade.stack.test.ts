@@ -245,12 +245,12 @@ describe('masquerade from the VMI: custom CIDRs, IPv6 with DHCPv6 and RA, DHCP o
       expect(options).toContain('ntpsrv=10.11.12.1');
       expect(options.toLowerCase()).toContain(`opt240=${Buffer.from(PRIVATE_VALUE).toString('hex')}`);
       // DHCPv6 from the custom IPv6 CIDR with the pod's IPv6 DNS; the default route from the bridge's advertisement.
-      const lease6 = await guest.waitFor(/VLT-GUEST: lease6 ip=(\S+) dns=(\S+) router=(\S+)/, BOUND_MS);
+      const lease6 = await guest.waitFor(/VLT-GUEST: ipv6 ip=(\S+) dns=(\S+) router=(\S+)/, BOUND_MS);
       expect(lease6.slice(1, 4)).toEqual(['fd20:5::2', 'fd00:10:96::a', 'fe80::ff:fe00:0']);
 
       // Out through NAT: the node sees the pod's addresses, never the guest's.
       await guest.waitFor(/VLT-GUEST: probe (ok|failed)/, BOUND_MS);
-      await guest.waitFor(/VLT-GUEST: probe6 (ok|failed)/, BOUND_MS);
+      await guest.waitFor(/VLT-GUEST: ipv6-probe (ok|failed)/, BOUND_MS);
       const v4 = await node!.next((e) => e.event === 'probe' && e.data === 'hello-from-guest\n');
       expect(String(v4.remote).replace(/^::ffff:/, '')).toBe('10.244.7.7');
       const v6 = await node!.next((e) => e.event === 'probe' && e.data === 'hello-from-guest-v6\n');
