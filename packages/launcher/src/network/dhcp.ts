@@ -1,5 +1,5 @@
-// Network phase 2, DHCP half: for each masquerade NIC on the pod network, serve DHCP on its bridge
-// k6t-<podIface>. Like KubeVirt's launcher, this side computes nothing: the node side (phase 1, our netsetup)
+// Network phase 2, DHCP half: for each masquerade NIC on the pod network and each bridge NIC with IPAM, serve
+// DHCP on its bridge k6t-<podIface> (dhcp-targets.ts). Like KubeVirt's launcher, this side computes nothing: the node side (phase 1, our netsetup)
 // worked the configuration out from the pod's interface and resolv.conf and cached it as
 // vif-cache-<podIface>.pb (or .json) in the private directory; we read it and serve it. The
 // dhcp_started-<podIface> marker prevents a second start.
@@ -11,6 +11,7 @@ import { log } from '../log.js';
 import type { LauncherPaths } from '../paths.js';
 import type { VmiView } from '../vmi.js';
 import { dhcpOptionsOf, withVmiDhcpOptions } from './dhcp-options.js';
+import { dhcpTargets } from './dhcp-targets.js';
 
 export interface DhcpHandle {
   close(): Promise<void>;
@@ -55,7 +56,11 @@ function parsed<T>(podIface: string, path: string, parse: () => T): T {
  * The cached configuration for `podIface`: the binary form first (what netsetup's callers write), then JSON.
  * A cache without a v4 or v6 part would start a server that answers nobody, so it is refused.
  */
-export async function readCachedDhcpConfig(privateDir: string, podIface: string): Promise<DhcpServerConfig> {
+export async function readCachedDhcpConfig(
+  privateDir: string,
+  podIface: string,
+  allowEmpty = false,
+): Promise<DhcpServerConfig> {
   const base = join(privateDir, `vif-cache-${podIface}`);
   let path = `${base}.pb`;
   let config: DhcpServerConfig;
@@ -68,7 +73,10 @@ export async function readCachedDhcpConfig(privateDir: string, podIface: string)
     if (!json) throw new DhcpConfigCacheError(podIface, `${base}.pb`, 'missing (neither .pb nor .json exists)');
     config = parsed(podIface, path, () => DhcpServerConfig.fromJSON(JSON.parse(json.toString('utf8'))));
   }
-  if (!config.v4 && !config.v6) throw new DhcpConfigCacheError(podIface, path, 'has neither a v4 nor a v6 part');
+  // A bridge NIC without IPAM is cached empty on purpose (no server); for masquerade it is a broken cache.
+  if (!config.v4 && !config.v6 && !allowEmpty) {
+    throw new DhcpConfigCacheError(podIface, path, 'has neither a v4 nor a v6 part');
+  }
   return config;
 }
 
@@ -77,27 +85,31 @@ export class DhcpServers {
 
   constructor(private readonly paths: LauncherPaths) {}
 
-  /** Starts one server per masquerade NIC on the pod network (only the primary pod network: eth0). */
+  /**
+   * Starts one server per masquerade NIC on the pod network and per bridge NIC whose node side cached an address
+   * (pod network or secondary network); a bridge NIC cached without IPAM gets none, as in KubeVirt.
+   */
   async start(vmi: VmiView): Promise<void> {
-    const podNetworks = new Set(vmi.networks.filter((n) => n.pod).map((n) => n.name));
-    for (const iface of vmi.interfaces) {
-      if (!iface.masquerade || !podNetworks.has(iface.name)) continue;
-      const podIface = 'eth0';
+    for (const { iface: name, podIface, bridge, binding } of dhcpTargets(vmi)) {
+      const iface = vmi.interfaces.find((i) => i.name === name)!;
       const marker = join(this.paths.privateDir, `dhcp_started-${podIface}`);
       if (await exists(marker)) continue;
-      if (!(await exists(`/sys/class/net/k6t-${podIface}`))) {
-        log.warning(`no bridge k6t-${podIface} in this network namespace: DHCP for ${iface.name} not started`);
+      if (!(await exists(`/sys/class/net/${bridge}`))) {
+        log.warning(`no bridge ${bridge} in this network namespace: DHCP for ${name} not started`);
         continue;
       }
-      const config = withVmiDhcpOptions(
-        await readCachedDhcpConfig(this.paths.privateDir, podIface),
-        dhcpOptionsOf(iface),
-      );
+      const cached = await readCachedDhcpConfig(this.paths.privateDir, podIface, binding === 'bridge');
+      if (!cached.v4 && !cached.v6) {
+        log.info(`no IPAM for ${name} (${binding} binding on ${bridge}): no DHCP server`);
+        continue;
+      }
+      const config = withVmiDhcpOptions(cached, dhcpOptionsOf(iface));
       const face = await loadDhcp();
       this.servers.push(await face.startDhcpServer(config));
       await writeFile(marker, '');
-      log.info(`DHCP server started on k6t-${podIface}`, {
-        interface: iface.name,
+      log.info(`DHCP server started on ${bridge}`, {
+        interface: name,
+        binding,
         families: [config.v4 && 'ipv4', config.v6 && 'ipv6'].filter((f) => !!f).join(','),
         routerAdvertisements: !!config.v6?.routerAdvert,
       });

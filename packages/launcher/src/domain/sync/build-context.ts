@@ -23,6 +23,8 @@ export interface HostFacts {
   libvirtVersion: string;
   /** Taps the pod side made for NICs on secondary networks, by interface name (runtime/context-facts.ts). */
   secondaryTaps?: Record<string, { tapName: string; mtu: number }>;
+  /** The MAC the node side's DHCP config hands each bridge NIC's guest (network/dhcp-targets.ts), by interface. */
+  bridgeGuestMacs?: Record<string, string>;
   /** The pod's cgroup cpuset, sorted (pod-cpuset.ts); read only for a VMI with dedicatedCpuPlacement. */
   podCpuSet?: number[];
 }
@@ -72,6 +74,7 @@ export function interfacePlan(
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
   tap0Mtu: number | undefined,
+  guestMacs: Record<string, string> = {},
 ): Pick<ConverterContext, 'domainAttachmentByInterfaceName' | 'podInterfaces'> {
   const attachment = { ...(options?.interfaceDomainAttachment ?? {}) };
   const podInterfaces: ConverterContext['podInterfaces'] = {};
@@ -80,7 +83,11 @@ export function interfacePlan(
     const tapBacked = Boolean(iface.masquerade || iface.bridge);
     if (tapBacked && !attachment[iface.name]) attachment[iface.name] = 'tap';
     if (tapBacked && podNetworks.has(iface.name) && tap0Mtu !== undefined) {
-      podInterfaces[iface.name] = { tapName: 'tap0', mac: iface.macAddress ?? '', mtu: tap0Mtu };
+      podInterfaces[iface.name] = {
+        tapName: 'tap0',
+        mac: iface.macAddress || guestMacs[iface.name] || '',
+        mtu: tap0Mtu,
+      };
     }
   }
   return { domainAttachmentByInterfaceName: attachment, podInterfaces };
@@ -91,9 +98,10 @@ function withSecondaryTaps(
   plan: ReturnType<typeof interfacePlan>,
   vmi: VmiView,
   taps: HostFacts['secondaryTaps'],
+  guestMacs: Record<string, string> = {},
 ): ReturnType<typeof interfacePlan> {
   for (const [name, tap] of Object.entries(taps ?? {})) {
-    const mac = vmi.interfaces.find((i) => i.name === name)?.macAddress ?? '';
+    const mac = vmi.interfaces.find((i) => i.name === name)?.macAddress || guestMacs[name] || '';
     plan.podInterfaces[name] ??= { tapName: tap.tapName, mac, mtu: tap.mtu };
   }
   return plan;
@@ -143,7 +151,12 @@ export function buildContext(
       vmi.annotations['kubevirt.io/free-page-reporting-disabled'] !== 'true',
     bochsForEfiGuests: cluster?.BochsDisplayForEFIGuests ?? false,
     serialConsoleLog: !(cluster?.SerialConsoleLogDisabled ?? false),
-    ...withSecondaryTaps(interfacePlan(vmi, options, facts.tap0Mtu), vmi, facts.secondaryTaps),
+    ...withSecondaryTaps(
+      interfacePlan(vmi, options, facts.tap0Mtu, facts.bridgeGuestMacs),
+      vmi,
+      facts.secondaryTaps,
+      facts.bridgeGuestMacs,
+    ),
     libvirtVersion: facts.libvirtVersion,
     paths: converterPaths(paths),
     applyCbt: {},

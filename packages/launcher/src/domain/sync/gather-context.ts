@@ -10,6 +10,7 @@ import { blockCandidates, buildContext, containerDiskVolumes } from './build-con
 import type { HostFacts } from './build-context.js';
 import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
+import { bridgeGuestMacs } from '../../network/dhcp-targets.js';
 import { readPodCpuSet, wantsDedicatedCpus } from './pod-cpuset.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
@@ -72,6 +73,7 @@ export async function probeHost(env: SyncEnv, vmi: VmiView): Promise<HostFacts> 
     containerDisks: await probeContainerDisks(env, vmi),
     libvirtVersion: await env.conn().getLibVersion(),
     secondaryTaps: await probeSecondaryTaps(vmi),
+    bridgeGuestMacs: await bridgeGuestMacs(env.paths.privateDir, vmi),
     // Only dedicated placement pins to it; an unreadable cpuset then fails the sync, as KubeVirt's does.
     podCpuSet: wantsDedicatedCpus(vmi) ? await readPodCpuSet(env.cgroupRoot) : undefined,
   };

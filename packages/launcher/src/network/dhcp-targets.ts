@@ -1,0 +1,50 @@
+// Which NICs get a DHCP server from the launcher, and on which bridge: a masquerade NIC on the pod network
+// (k6t-eth0), and every bridge-bound NIC whose node side cached an address for it — on the pod network (eth0) or
+// on a secondary Multus network, whose pod interface KubeVirt names `pod<hash11>` (bridge `k6t-<hash11>`).
+import { createHash } from 'node:crypto';
+import type { VmiView } from '../vmi.js';
+
+export interface DhcpTarget {
+  /** The VMI interface's name. */
+  iface: string;
+  /** The pod interface the node side set up (names the cache and the started marker). */
+  podIface: string;
+  bridge: string;
+  binding: 'masquerade' | 'bridge';
+}
+
+/** `pod` + the first 11 hex digits of SHA-256 of the network's name (KubeVirt's hashed scheme). */
+export function secondaryPodIfaceName(networkName: string): string {
+  return `pod${createHash('sha256').update(networkName).digest('hex').slice(0, 11)}`;
+}
+
+export function dhcpTargets(vmi: VmiView): DhcpTarget[] {
+  const out: DhcpTarget[] = [];
+  for (const iface of vmi.interfaces) {
+    const network = vmi.networks.find((n) => n.name === iface.name);
+    if (!network) continue;
+    const secondary = !network.pod && !!network.multus && !(network.multus as { default?: boolean }).default;
+    const podIface = secondary ? secondaryPodIfaceName(network.name) : 'eth0';
+    const bridge = `k6t-${podIface.replace(/^pod/, '')}`;
+    if (iface.masquerade && network.pod) out.push({ iface: iface.name, podIface, bridge, binding: 'masquerade' });
+    else if (iface.bridge) out.push({ iface: iface.name, podIface, bridge, binding: 'bridge' });
+  }
+  return out;
+}
+
+/**
+ * The MAC the node side handed to the guest of each bridge NIC (the client its DHCP config answers), by interface
+ * name: the domain's NIC must carry it, or the guest would ask for a lease no one gives it. Read from the
+ * cache only when the VMI names no macAddress; a NIC without a cache or without IPAM is left out.
+ */
+export async function bridgeGuestMacs(privateDir: string, vmi: VmiView): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const t of dhcpTargets(vmi)) {
+    if (t.binding !== 'bridge' || vmi.interfaces.find((i) => i.name === t.iface)?.macAddress) continue;
+    // A missing or broken cache fails later, in the DHCP start, with the cache's path in the error.
+    const { readCachedDhcpConfig } = await import('./dhcp.js');
+    const mac = (await readCachedDhcpConfig(privateDir, t.podIface, true).catch(() => undefined))?.v4?.clientMac;
+    if (mac) out[t.iface] = mac;
+  }
+  return out;
+}
