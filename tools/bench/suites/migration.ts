@@ -3,13 +3,14 @@
 // `virsh migrate --live --p2p --copy-storage-inc` of the same guest (kernel, initramfs, qcow2 write layer) between two
 // private libvirtds already running, joined by the same kind of Unix-socket proxies. Both under TCG. Reported: the
 // migration's wall time (RPC to recorded end vs. the virsh call) and libvirt's own downtime figure of each.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 const ROUNDS = Number(process.env.MIGRATION_ROUNDS ?? 1);
@@ -112,7 +113,9 @@ async function floor(): Promise<Sample> {
     ]);
     const dir = '/var/run/kubevirt/migrationproxy';
     const start = performance.now();
-    virsh(
+    // Asynchronous: the proxies live in this process and must keep forwarding while virsh runs.
+    await promisify(execFile)('virsh', [
+      '-c',
       uris[0]!,
       'migrate',
       '--live',
@@ -127,7 +130,7 @@ async function floor(): Promise<Sample> {
       `unix://${dir}/k-49152-source.sock`,
       '--disks-uri',
       `unix://${dir}/k-49153-source.sock`,
-    );
+    ]);
     const seconds = (performance.now() - start) / 1000;
     const info = virsh(uris[0]!, 'domjobinfo', '--completed', 'bench_migration');
     const downtimeMs = Number(/Total downtime:\s+(\d+) ms/.exec(info)?.[1] ?? NaN);
