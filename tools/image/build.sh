@@ -75,6 +75,10 @@ log "installing production dependencies"
 (cd "$ctx/app" && npm install --omit=dev --install-links --no-audit --no-fund --loglevel=error >/dev/null)
 rm -rf "$ctx/tarballs" "$ctx/app/package-lock.json"
 
+# The monitor is a static native executable (packages/monitor/native): PID 1 of the pod runs no JavaScript engine.
+mkdir -p "$ctx/bin"
+install -m 755 "$ctx/app/node_modules/@virt-launcher/monitor/build/virt-launcher-monitor" "$ctx/bin/virt-launcher-monitor"
+
 # The packed addons were built for the machine's Node: rebuild each against the image's Node headers
 # (node-gyp --nodedir, nothing downloaded), keeping only the .node files.
 for addon in "$ctx"/app/node_modules/@virt-launcher/*/binding.gyp; do
@@ -95,7 +99,7 @@ shim() { # shim NAME ENTRY-UNDER-node_modules
   printf '#!/bin/sh\nexec /usr/bin/node /opt/virt-launcher/node_modules/%s "$@"\n' "$2" >"$ctx/bin/$1"
   chmod 755 "$ctx/bin/$1"
 }
-for bin in virt-launcher-monitor:monitor virt-launcher:launcher vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
+for bin in virt-launcher:launcher vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
   shim "${bin%%:*}" "@virt-launcher/${bin#*:}/dist/cli.js"
 done
 for bin in virt-tail virt-probe virt-freezer; do

@@ -80,7 +80,7 @@ describe.skipIf(!unshareWorks)('no inspector in the pod', () => {
     expect(result.stderr).not.toMatch(/Debugger listening/);
   });
 
-  it('NODE_OPTIONS=--inspect: the monitor closes its inspector and COMMAND does not inherit the option', async () => {
+  it('NODE_OPTIONS=--inspect: nothing listens in the pod and COMMAND does not inherit the option', async () => {
     const run = runCli({
       pid1: true,
       privateNet: true,
@@ -90,14 +90,15 @@ describe.skipIf(!unshareWorks)('no inspector in the pod', () => {
     });
     const monitor = await run.monitorPid();
     await waitFor(() => (box.exists('ready') ? true : undefined), 'the command to be ready');
-    // COMMAND starts after the monitor has closed its inspector: by now nothing may listen.
+    // Neither the monitor nor COMMAND may listen.
     expect(listeningPorts(monitor)).toEqual([]);
     expect(box.read('node-options').trim()).toBe('--max-old-space-size=64');
     process.kill(monitor, 'SIGTERM');
     const result = await run.done;
     expect(result.timedOut).toBe(false);
     const msgs = result.logs.map((l) => l.msg);
-    expect(msgs.some((m) => m.startsWith('closed the inspector ws://127.0.0.1:9229/'))).toBe(true);
+    // The monitor is native (no JavaScript engine reads NODE_OPTIONS there): it has no inspector to close.
+    expect(msgs.some((m) => m.startsWith('closed the inspector'))).toBe(false);
     expect(msgs).toContain(`removed --inspect=127.0.0.1:${INSPECTOR_PORT} from NODE_OPTIONS`);
   });
 });

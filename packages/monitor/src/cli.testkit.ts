@@ -1,5 +1,5 @@
-// Test harness: runs the BUILT CLI (dist/cli.js, executed through its shebang so the heap flags
-// apply) either directly (non-PID-1 subreaper) or under `unshare --pid --fork --mount-proc`
+// Test harness: runs the BUILT monitor through its bin (bin/virt-launcher-monitor, which execs the native
+// executable build/virt-launcher-monitor, keeping its pid) either directly (non-PID-1 subreaper) or under `unshare --pid --fork --mount-proc`
 // (PID 1 of a fresh pid namespace), and collects its JSON log lines.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync, copyFileSync, chmodSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
+export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'virt-launcher-monitor');
 
 export interface LogLine {
   component: string;
