@@ -18,13 +18,16 @@ import { hypervisor } from './configurators/hypervisor.js';
 import { inputs } from './configurators/inputs.js';
 import { interfaces } from './configurators/interfaces.js';
 import { iothreads } from './configurators/iothreads.js';
+import { launchSecurity } from './configurators/launch-security.js';
 import { libvirtCompat } from './configurators/libvirt-compat.js';
 import { memoryBacking } from './configurators/memory-backing.js';
 import { memory } from './configurators/memory.js';
 import { metadata } from './configurators/metadata.js';
+import { numaPassthrough } from './configurators/numa-passthrough.js';
 import { os } from './configurators/os.js';
 import { panic } from './configurators/panic.js';
 import { qemuCommandline } from './configurators/qemu-commandline.js';
+import { realtime } from './configurators/realtime.js';
 import { rebootPolicy } from './configurators/reboot-policy.js';
 import { rng } from './configurators/rng.js';
 import { sound } from './configurators/sound.js';
@@ -72,8 +75,11 @@ export const CONFIGURATORS: readonly Configurator[] = [
   cpu,
   iothreads,
   cpuPinning,
+  realtime,
   memory,
   memoryBacking,
+  numaPassthrough,
+  launchSecurity,
   rebootPolicy,
   hypervisor,
   hotplugPorts,

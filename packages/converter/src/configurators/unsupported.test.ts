@@ -18,15 +18,6 @@ function refusal(domain: Partial<DomainSpec>, ctx = {}): ConversionError | undef
 
 describe('unsupported features are refused, never dropped', () => {
   it.each([
-    [{ launchSecurity: { sev: {} } }, 'spec.domain.launchSecurity', 'sev'],
-    [{ launchSecurity: { snp: {} } }, 'spec.domain.launchSecurity', 'snp'],
-    [{ launchSecurity: { tdx: {} } }, 'spec.domain.launchSecurity', 'tdx'],
-    [{ cpu: { dedicatedCpuPlacement: true, realtime: {} } }, 'spec.domain.cpu.realtime', 'realtime'],
-    [
-      { cpu: { numa: { guestMappingPassthrough: {} } } },
-      'spec.domain.cpu.numa.guestMappingPassthrough',
-      'guestMappingPassthrough',
-    ],
     [
       { devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: true } } }] } },
       'spec.domain.devices.disks[0].blockSize.matchVolume',
@@ -38,9 +29,10 @@ describe('unsupported features are refused, never dropped', () => {
     expect(e?.value).toBe(value);
     expect(e?.message).toContain('not supported');
   });
-  it('the launcher’s SEV and s390 PV flags are refused too', () => {
-    expect(refusal({}, { useLaunchSecuritySev: true })?.field).toBe('context.useLaunchSecuritySEV');
-    expect(refusal({}, { useLaunchSecurityPv: true })?.field).toBe('context.useLaunchSecurityPV');
+  it('launch security, realtime and NUMA passthrough are no longer refused here (they are built)', () => {
+    expect(refusal({ launchSecurity: { sev: {} } })).toBe(undefined);
+    expect(refusal({ cpu: { dedicatedCpuPlacement: true, realtime: {} } })).toBe(undefined);
+    expect(refusal({}, { useLaunchSecuritySev: true, useLaunchSecurityPv: true })).toBe(undefined);
   });
   it('matchVolume switched off, or with a custom size, is fine', () => {
     expect(refusal({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: false } } }] } })).toBe(
@@ -61,7 +53,7 @@ describe('unsupported features are refused, never dropped', () => {
     );
   });
   it('convert() refuses before building anything', () => {
-    const v = vmi({ launchSecurity: { tdx: {} } });
-    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/launch security \(tdx\)/);
+    const v = vmi({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: {} } }] } });
+    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/block size detection/);
   });
 });

@@ -20,25 +20,6 @@ export const unsupported: Configurator = {
   name: 'unsupported',
   configure(vmi, _domain, ctx) {
     const spec = vmi.spec.domain;
-    const security = spec.launchSecurity;
-    if (security) {
-      const kind = Object.keys(security)[0] ?? 'launchSecurity';
-      throw new ConversionError(`spec.domain.launchSecurity`, kind, `launch security (${kind}) ${NOT_YET}`);
-    }
-    // The launcher's flags for SEV and s390 Protected Virtualization would need <launchSecurity> too.
-    if (ctx.raw.useLaunchSecuritySev)
-      throw new ConversionError('context.useLaunchSecuritySEV', true, `SEV launch security ${NOT_YET}`);
-    if (ctx.raw.useLaunchSecurityPv)
-      throw new ConversionError('context.useLaunchSecurityPV', true, `s390 protected virtualization ${NOT_YET}`);
-    if (spec.cpu?.realtime)
-      throw new ConversionError('spec.domain.cpu.realtime', 'realtime', `realtime vCPUs ${NOT_YET}`);
-    if (spec.cpu?.numa?.guestMappingPassthrough) {
-      throw new ConversionError(
-        'spec.domain.cpu.numa.guestMappingPassthrough',
-        'guestMappingPassthrough',
-        `NUMA passthrough ${NOT_YET} (the context carries no host NUMA topology)`,
-      );
-    }
     (spec.devices.disks ?? []).forEach((disk, i) => {
       const match = disk.blockSize?.matchVolume;
       if (match && match.enabled !== false && !disk.blockSize?.custom) {

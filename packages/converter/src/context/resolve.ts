@@ -57,7 +57,9 @@ export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstanc
     allowEmulation: raw.allowEmulation ?? false,
     hypervisorDeviceAvailable: raw.hypervisorDeviceAvailable ?? true,
     virtioModel,
-    launchSecurity: raw.useLaunchSecuritySev || raw.useLaunchSecurityPv,
+    // A VMI asking for SEV needs the same IOMMU-backed virtio devices as the launcher's flags ask for.
+    launchSecurity:
+      raw.useLaunchSecuritySev || raw.useLaunchSecurityPv || vmi.spec.domain.launchSecurity?.sev !== undefined,
     libvirtVersion: parseLibvirtVersion(raw.libvirtVersion),
     hotplugPorts: raw.hotplugPorts ?? true,
     topology,

@@ -157,7 +157,7 @@ export interface Cpu {
   model?: string;
   topology: { sockets: number; cores: number; threads: number };
   features: { name: string; policy: string }[];
-  numaCells: { id: number; cpus: string; memoryKiB: bigint }[];
+  numaCells: { id: number; cpus: string; memoryKiB: bigint; distances?: NumaCellDistance[] }[];
 }
 
 export interface Os {
@@ -198,6 +198,29 @@ export interface CpuTune {
   vcpupins: { vcpu: number; cpuset: string }[];
   emulatorpin?: string;
   iothreadpins: { iothread: number; cpuset: string }[];
+  /** Realtime: vCPUs (libvirt cpuset syntax) run with SCHED_FIFO at this priority. */
+  vcpusched?: { vcpus: string; scheduler: 'fifo'; priority: number };
+}
+
+/** <numatune>: guest memory kept on the host nodes the pinned CPUs belong to. */
+export interface NumaTune {
+  memory: { mode: 'strict'; nodeset: string };
+  memnodes: { cellid: number; mode: 'strict'; nodeset: string }[];
+}
+
+/** <launchSecurity>: AMD SEV (policy bits and the optional owner's certificate and session blob). */
+export interface LaunchSecurity {
+  type: 'sev';
+  policy: string;
+  cbitpos?: number;
+  reducedPhysBits?: number;
+  dhCert?: string;
+  session?: string;
+}
+
+export interface NumaCellDistance {
+  id: number;
+  value: number;
 }
 
 export interface Domain {
@@ -207,7 +230,15 @@ export interface Domain {
   metadata: { name: string; namespace: string; uid: string };
   memoryBytes?: bigint;
   maxMemory?: { bytes: bigint; slots: number };
-  memoryBacking?: { hugepages?: boolean; sourceMemfd?: boolean; accessShared?: boolean };
+  memoryBacking?: {
+    hugepages?: boolean;
+    /** Per guest NUMA cell hugepages (NUMA passthrough); replaces the bare <hugepages/>. */
+    hugepagePages?: { sizeBytes: bigint; nodeset: string }[];
+    nosharepages?: boolean;
+    allocationImmediate?: boolean;
+    sourceMemfd?: boolean;
+    accessShared?: boolean;
+  };
   os: Os;
   sysinfo?: Sysinfo;
   devices: Devices;
@@ -219,6 +250,8 @@ export interface Domain {
   vcpus: { id: number; enabled: 'yes' | 'no'; hotpluggable: 'yes' | 'no' }[];
   iothreads?: number;
   cputune?: CpuTune;
+  numatune?: NumaTune;
+  launchSecurity?: LaunchSecurity;
   onReboot?: 'destroy' | 'restart';
 }
 

@@ -198,7 +198,11 @@ export interface DomainSpec {
   ioThreads?: { supplementalPoolThreadCount?: number };
   chassis?: { manufacturer?: string; version?: string; serial?: string; asset?: string; sku?: string };
   rebootPolicy?: string;
-  launchSecurity?: { sev?: object; snp?: object; tdx?: object };
+  launchSecurity?: {
+    sev?: { policy?: { encryptedState?: boolean }; dhCert?: string; session?: string };
+    snp?: object;
+    tdx?: object;
+  };
 }
 
 export interface Volume {

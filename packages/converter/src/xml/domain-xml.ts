@@ -93,7 +93,18 @@ function cpuXml(w: XmlWriter, domain: Domain): void {
   for (const f of cpu.features) w.leaf('feature', { name: f.name, policy: f.policy });
   if (cpu.numaCells.length > 0) {
     w.open('numa');
-    for (const c of cpu.numaCells) w.leaf('cell', { id: c.id, cpus: c.cpus, memory: c.memoryKiB, unit: 'KiB' });
+    for (const c of cpu.numaCells) {
+      const attrs = { id: c.id, cpus: c.cpus, memory: c.memoryKiB, unit: 'KiB' };
+      if (!c.distances?.length) {
+        w.leaf('cell', attrs);
+        continue;
+      }
+      w.open('cell', attrs);
+      w.open('distances');
+      for (const d of c.distances) w.leaf('sibling', { id: d.id, value: d.value });
+      w.close();
+      w.close();
+    }
     w.close();
   }
   w.close();
@@ -106,9 +117,15 @@ function memoryXml(w: XmlWriter, domain: Domain): void {
   const mb = domain.memoryBacking;
   if (mb) {
     w.open('memoryBacking');
-    if (mb.hugepages) w.leaf('hugepages');
+    if (mb.hugepagePages?.length) {
+      w.open('hugepages');
+      for (const p of mb.hugepagePages) w.leaf('page', { size: p.sizeBytes, unit: 'b', nodeset: p.nodeset });
+      w.close();
+    } else if (mb.hugepages) w.leaf('hugepages');
+    if (mb.nosharepages) w.leaf('nosharepages');
     if (mb.sourceMemfd) w.leaf('source', { type: 'memfd' });
     if (mb.accessShared) w.leaf('access', { mode: 'shared' });
+    if (mb.allocationImmediate) w.leaf('allocation', { mode: 'immediate' });
     w.close();
   }
 }
@@ -136,6 +153,29 @@ function cputuneXml(w: XmlWriter, domain: Domain): void {
   for (const p of tune.vcpupins) w.leaf('vcpupin', { vcpu: p.vcpu, cpuset: p.cpuset });
   if (tune.emulatorpin !== undefined) w.leaf('emulatorpin', { cpuset: tune.emulatorpin });
   for (const p of tune.iothreadpins) w.leaf('iothreadpin', { iothread: p.iothread, cpuset: p.cpuset });
+  const sched = tune.vcpusched;
+  if (sched) w.leaf('vcpusched', { vcpus: sched.vcpus, scheduler: sched.scheduler, priority: sched.priority });
+  w.close();
+}
+
+function numatuneXml(w: XmlWriter, domain: Domain): void {
+  const tune = domain.numatune;
+  if (!tune) return;
+  w.open('numatune');
+  w.leaf('memory', { mode: tune.memory.mode, nodeset: tune.memory.nodeset });
+  for (const m of tune.memnodes) w.leaf('memnode', { cellid: m.cellid, mode: m.mode, nodeset: m.nodeset });
+  w.close();
+}
+
+function launchSecurityXml(w: XmlWriter, domain: Domain): void {
+  const sec = domain.launchSecurity;
+  if (!sec) return;
+  w.open('launchSecurity', { type: sec.type });
+  if (sec.cbitpos !== undefined) w.leaf('cbitpos', undefined, String(sec.cbitpos));
+  if (sec.reducedPhysBits !== undefined) w.leaf('reducedPhysBits', undefined, String(sec.reducedPhysBits));
+  w.leaf('policy', undefined, sec.policy);
+  if (sec.dhCert !== undefined) w.leaf('dhCert', undefined, sec.dhCert);
+  if (sec.session !== undefined) w.leaf('session', undefined, sec.session);
   w.close();
 }
 
@@ -162,6 +202,8 @@ function writeDomain(w: XmlWriter, domain: Domain): void {
   }
   if (domain.iothreads !== undefined) w.leaf('iothreads', undefined, String(domain.iothreads));
   cputuneXml(w, domain);
+  numatuneXml(w, domain);
+  launchSecurityXml(w, domain);
   if (domain.onReboot) w.leaf('on_reboot', undefined, domain.onReboot);
   w.close();
 }

@@ -126,6 +126,24 @@ export interface HostDevice {
   ramfb: boolean;
 }
 
+/** One host NUMA node: its id, the host CPUs in it and its distances to the nodes (numactl's table). */
+export interface HostNumaNode {
+  id: number;
+  cpus: number[];
+  distances: { [key: number]: number };
+}
+
+export interface HostNumaNode_DistancesEntry {
+  key: number;
+  value: number;
+}
+
+/** The SEV facts of the host's platform (libvirt's domain capabilities <sev>). Left out, libvirt fills them in. */
+export interface SevFacts {
+  cbitpos: number;
+  reducedPhysBits: number;
+}
+
 export interface ConverterContext {
   /** GOARCH spelling: amd64, arm64, s390x. Left out: the host's. */
   architecture?:
@@ -186,6 +204,9 @@ export interface ConverterContext {
   genericHostDevices: HostDevice[];
   gpuHostDevices: HostDevice[];
   sriovDevices: HostDevice[];
+  /** Host NUMA topology, needed for spec.domain.cpu.numa.guestMappingPassthrough. */
+  hostNumaNodes: HostNumaNode[];
+  sev?: SevFacts | undefined;
 }
 
 export interface ConverterContext_IsBlockPvcEntry {
@@ -1342,6 +1363,325 @@ export const HostDevice: MessageFns<HostDevice> = {
   },
 };
 
+function createBaseHostNumaNode(): HostNumaNode {
+  return { id: 0, cpus: [], distances: {} };
+}
+
+export const HostNumaNode: MessageFns<HostNumaNode> = {
+  encode(message: HostNumaNode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).uint32(message.id);
+    }
+    if (message.cpus.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.cpus) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    globalThis.Object.entries(message.distances).forEach(([key, value]: [string, number]) => {
+      HostNumaNode_DistancesEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostNumaNode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostNumaNode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.cpus.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.cpus.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = HostNumaNode_DistancesEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.distances[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostNumaNode {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      cpus: globalThis.Array.isArray(object?.cpus) ? object.cpus.map((e: any) => globalThis.Number(e)) : [],
+      distances: isObject(object.distances)
+        ? (globalThis.Object.entries(object.distances) as [string, any][]).reduce(
+          (acc: { [key: number]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, globalThis.Number(key), {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: HostNumaNode): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.cpus?.length) {
+      obj.cpus = message.cpus.map((e) => Math.round(e));
+    }
+    if (message.distances) {
+      const entries = globalThis.Object.entries(message.distances) as [string, number][];
+      if (entries.length > 0) {
+        obj.distances = {};
+        entries.forEach(([k, v]) => {
+          obj.distances[k] = Math.round(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HostNumaNode>, I>>(base?: I): HostNumaNode {
+    return HostNumaNode.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HostNumaNode>, I>>(object: I): HostNumaNode {
+    const message = createBaseHostNumaNode();
+    message.id = object.id ?? 0;
+    message.cpus = object.cpus?.map((e) => e) || [];
+    message.distances = (globalThis.Object.entries(object.distances ?? {}) as [string, number][]).reduce(
+      (acc: { [key: number]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[globalThis.Number(key)] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseHostNumaNode_DistancesEntry(): HostNumaNode_DistancesEntry {
+  return { key: 0, value: 0 };
+}
+
+export const HostNumaNode_DistancesEntry: MessageFns<HostNumaNode_DistancesEntry> = {
+  encode(message: HostNumaNode_DistancesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostNumaNode_DistancesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostNumaNode_DistancesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostNumaNode_DistancesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.Number(object.key) : 0,
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: HostNumaNode_DistancesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== 0) {
+      obj.key = Math.round(message.key);
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HostNumaNode_DistancesEntry>, I>>(base?: I): HostNumaNode_DistancesEntry {
+    return HostNumaNode_DistancesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HostNumaNode_DistancesEntry>, I>>(object: I): HostNumaNode_DistancesEntry {
+    const message = createBaseHostNumaNode_DistancesEntry();
+    message.key = object.key ?? 0;
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseSevFacts(): SevFacts {
+  return { cbitpos: 0, reducedPhysBits: 0 };
+}
+
+export const SevFacts: MessageFns<SevFacts> = {
+  encode(message: SevFacts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cbitpos !== 0) {
+      writer.uint32(8).uint32(message.cbitpos);
+    }
+    if (message.reducedPhysBits !== 0) {
+      writer.uint32(16).uint32(message.reducedPhysBits);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SevFacts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSevFacts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cbitpos = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reducedPhysBits = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SevFacts {
+    return {
+      cbitpos: isSet(object.cbitpos) ? globalThis.Number(object.cbitpos) : 0,
+      reducedPhysBits: isSet(object.reducedPhysBits)
+        ? globalThis.Number(object.reducedPhysBits)
+        : isSet(object.reduced_phys_bits)
+        ? globalThis.Number(object.reduced_phys_bits)
+        : 0,
+    };
+  },
+
+  toJSON(message: SevFacts): unknown {
+    const obj: any = {};
+    if (message.cbitpos !== 0) {
+      obj.cbitpos = Math.round(message.cbitpos);
+    }
+    if (message.reducedPhysBits !== 0) {
+      obj.reducedPhysBits = Math.round(message.reducedPhysBits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SevFacts>, I>>(base?: I): SevFacts {
+    return SevFacts.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SevFacts>, I>>(object: I): SevFacts {
+    const message = createBaseSevFacts();
+    message.cbitpos = object.cbitpos ?? 0;
+    message.reducedPhysBits = object.reducedPhysBits ?? 0;
+    return message;
+  },
+};
+
 function createBaseConverterContext(): ConverterContext {
   return {
     architecture: undefined,
@@ -1373,6 +1713,8 @@ function createBaseConverterContext(): ConverterContext {
     genericHostDevices: [],
     gpuHostDevices: [],
     sriovDevices: [],
+    hostNumaNodes: [],
+    sev: undefined,
   };
 }
 
@@ -1471,6 +1813,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     }
     for (const v of message.sriovDevices) {
       HostDevice.encode(v!, writer.uint32(234).fork()).join();
+    }
+    for (const v of message.hostNumaNodes) {
+      HostNumaNode.encode(v!, writer.uint32(242).fork()).join();
+    }
+    if (message.sev !== undefined) {
+      SevFacts.encode(message.sev, writer.uint32(250).fork()).join();
     }
     return writer;
   },
@@ -1752,6 +2100,22 @@ export const ConverterContext: MessageFns<ConverterContext> = {
             }
 
             message.sriovDevices.push(HostDevice.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.hostNumaNodes.push(HostNumaNode.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.sev = SevFacts.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -2077,6 +2441,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         : globalThis.Array.isArray(object?.sriov_devices)
         ? object.sriov_devices.map((e: any) => HostDevice.fromJSON(e))
         : [],
+      hostNumaNodes: globalThis.Array.isArray(object?.hostNumaNodes)
+        ? object.hostNumaNodes.map((e: any) => HostNumaNode.fromJSON(e))
+        : globalThis.Array.isArray(object?.host_numa_nodes)
+        ? object.host_numa_nodes.map((e: any) => HostNumaNode.fromJSON(e))
+        : [],
+      sev: isSet(object.sev) ? SevFacts.fromJSON(object.sev) : undefined,
     };
   },
 
@@ -2217,6 +2587,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     if (message.sriovDevices?.length) {
       obj.sriovDevices = message.sriovDevices.map((e) => HostDevice.toJSON(e));
     }
+    if (message.hostNumaNodes?.length) {
+      obj.hostNumaNodes = message.hostNumaNodes.map((e) => HostNumaNode.toJSON(e));
+    }
+    if (message.sev !== undefined) {
+      obj.sev = SevFacts.toJSON(message.sev);
+    }
     return obj;
   },
 
@@ -2319,6 +2695,8 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     message.genericHostDevices = object.genericHostDevices?.map((e) => HostDevice.fromPartial(e)) || [];
     message.gpuHostDevices = object.gpuHostDevices?.map((e) => HostDevice.fromPartial(e)) || [];
     message.sriovDevices = object.sriovDevices?.map((e) => HostDevice.fromPartial(e)) || [];
+    message.hostNumaNodes = object.hostNumaNodes?.map((e) => HostNumaNode.fromPartial(e)) || [];
+    message.sev = (object.sev !== undefined && object.sev !== null) ? SevFacts.fromPartial(object.sev) : undefined;
     return message;
   },
 };
