@@ -1,0 +1,72 @@
+// More golden vectors from KubeVirt's configurator tests (testdata/kubevirt, README lists each one's
+// source): one configurator runs alone on the test's VMI with the test's options, and the elements it
+// writes are compared semantically with the api.Domain value the KubeVirt test expects, as XML.
+import { describe, expect, it } from 'vitest';
+import { clock } from './configurators/clock.js';
+import type { Configurator } from './configurators/configurator.js';
+import { inputs } from './configurators/inputs.js';
+import { panic } from './configurators/panic.js';
+import { rng } from './configurators/rng.js';
+import { sound } from './configurators/sound.js';
+import { watchdog } from './configurators/watchdog.js';
+import { resolveContext } from './context/resolve.js';
+import { emptyDomain } from './domain/types.js';
+import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
+import { flatten, goldenJson, readGolden, tree } from './testing/golden.js';
+import { normalize, parseXml, type Node } from './testing/xml-tree.js';
+import type { VirtualMachineInstance } from './vmi/types.js';
+import { toDomainXml } from './xml/domain-xml.js';
+
+type Pick = (root: Node) => Node[];
+const child =
+  (name: string): Pick =>
+  (root) =>
+    root.children.filter((c) => c.name === name);
+const devices =
+  (name: string): Pick =>
+  (root) =>
+    child('devices')(root).flatMap((d) => d.children.filter((c) => c.name === name));
+
+/** vector folder, the configurator KubeVirt's test builds, the elements it writes. */
+const VECTORS: [string, Configurator, Pick][] = [
+  ['watchdog-i6300esb', watchdog, devices('watchdog')],
+  ['watchdog-diag288-s390x', watchdog, devices('watchdog')],
+  ['rng-sev', rng, devices('rng')],
+  ['rng-s390x-pv', rng, devices('rng')],
+  ['sound-name-only', sound, devices('sound')],
+  ['sound-ac97', sound, devices('sound')],
+  ['input-tablet-virtio', inputs, devices('input')],
+  ['input-arm64-defaults', inputs, devices('input')],
+  ['input-s390x-defaults', inputs, devices('input')],
+  ['clock-timezone', clock, child('clock')],
+  ['clock-utc-offset-seconds', clock, child('clock')],
+  ['clock-rtc-timer', clock, child('clock')],
+  ['clock-pit-disabled', clock, child('clock')],
+  ['clock-kvm-timer', clock, child('clock')],
+  ['clock-hpet-timer', clock, child('clock')],
+  ['panic-devices', panic, devices('panic')],
+];
+
+function fragment(vector: string, step: Configurator, pick: Pick): Node {
+  const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
+  const ctx = ConverterContext.fromJSON(goldenJson(vector, 'context.json'));
+  const domain = emptyDomain();
+  step.configure(vmi, domain, resolveContext(ctx, vmi));
+  const children = pick(parseXml(toDomainXml(domain)));
+  return (
+    normalize({ name: 'fragment', attrs: {}, children, text: '' }) ?? {
+      name: 'fragment',
+      attrs: {},
+      children: [],
+      text: '',
+    }
+  );
+}
+
+describe('golden vectors: KubeVirt configurator tests', () => {
+  it.each(VECTORS)('%s', (vector, step, pick) => {
+    const actual = fragment(vector, step, pick);
+    const expected = tree(readGolden(vector, 'expected.xml'));
+    expect(flatten(actual).join('\n')).toEqual(flatten(expected).join('\n'));
+  });
+});
