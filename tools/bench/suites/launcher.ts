@@ -30,7 +30,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SANDBOX = join(repo, 'tools/sandbox/private-root.sh');
 // BENCH_LAUNCHER points at another build of the launcher (e.g. the previous commit's) for before/after runs.
 const LAUNCHER = resolve(process.env.BENCH_LAUNCHER ?? join(repo, 'packages/launcher/dist/cli.js'));
-const MONITOR = join(repo, 'packages/monitor/dist/cli.js');
+// The native PID 1 (packages/monitor/native/*.c), exec'd by the monitor's bin.
+const MONITOR = join(repo, 'packages/monitor/bin/virt-launcher-monitor');
 const GUEST = join(repo, '.cache/demo-guest');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const say = (s: string) => process.stderr.write(`launcher bench: ${s}\n`);
