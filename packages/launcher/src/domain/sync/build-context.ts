@@ -7,6 +7,7 @@ import { InvalidRequestError } from '../../errors.js';
 import type { LauncherFlags } from '../../flags.js';
 import type { LauncherPaths } from '../../paths.js';
 import type { VmiView } from '../../vmi.js';
+import { defaultedNetworking } from './default-pod-network.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
@@ -78,8 +79,10 @@ export function interfacePlan(
 ): Pick<ConverterContext, 'domainAttachmentByInterfaceName' | 'podInterfaces'> {
   const attachment = { ...(options?.interfaceDomainAttachment ?? {}) };
   const podInterfaces: ConverterContext['podInterfaces'] = {};
-  const podNetworks = new Set(vmi.networks.filter((n) => n.pod).map((n) => n.name));
-  for (const iface of vmi.interfaces) {
+  // Decided on the defaulted VMI, as the converter converts it: a VMI naming no NIC still gets the pod's tap0.
+  const { interfaces, networks } = defaultedNetworking(vmi);
+  const podNetworks = new Set(networks.filter((n) => n.pod).map((n) => n.name));
+  for (const iface of interfaces) {
     const tapBacked = Boolean(iface.masquerade || iface.bridge);
     if (tapBacked && !attachment[iface.name]) attachment[iface.name] = 'tap';
     if (tapBacked && podNetworks.has(iface.name) && tap0Mtu !== undefined) {
