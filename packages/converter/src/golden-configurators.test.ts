@@ -3,7 +3,10 @@
 // writes are compared semantically with the api.Domain value the KubeVirt test expects, as XML.
 import { describe, expect, it } from 'vitest';
 import { clock } from './configurators/clock.js';
+import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
+import { features } from './configurators/features.js';
+import { graphics } from './configurators/graphics.js';
 import { inputs } from './configurators/inputs.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
@@ -27,6 +30,10 @@ const devices =
   (root) =>
     child('devices')(root).flatMap((d) => d.children.filter((c) => c.name === name));
 
+const both =
+  (first: string, second: string): Pick =>
+  (root) => [...devices(first)(root), ...devices(second)(root)];
+
 /** vector folder, the configurator KubeVirt's test builds, the elements it writes. */
 const VECTORS: [string, Configurator, Pick][] = [
   ['watchdog-i6300esb', watchdog, devices('watchdog')],
@@ -45,13 +52,25 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['clock-kvm-timer', clock, child('clock')],
   ['clock-hpet-timer', clock, child('clock')],
   ['panic-devices', panic, devices('panic')],
+  ['graphics-vnc-amd64', graphics, both('video', 'graphics')],
+  ['graphics-vnc-arm64', graphics, both('video', 'graphics')],
+  ['graphics-video-virtio', graphics, both('video', 'graphics')],
+  ['console-serial', consoleSerial, both('serial', 'console')],
+  ['console-serial-log', consoleSerial, both('serial', 'console')],
+  ['features-hyperv-all', features, child('features')],
+  ['features-hyperv-passthrough', features, child('features')],
+  ['features-kvm-hidden', features, child('features')],
+  ['features-pvspinlock-off', features, child('features')],
 ];
 
 function fragment(vector: string, step: Configurator, pick: Pick): Node {
   const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
-  const ctx = ConverterContext.fromJSON(goldenJson(vector, 'context.json'));
+  const json = goldenJson(vector, 'context.json');
+  const resolved = resolveContext(ConverterContext.fromJSON(json), vmi);
+  // A configurator option of the KubeVirt test that is an architecture fact here.
+  if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
   const domain = emptyDomain();
-  step.configure(vmi, domain, resolveContext(ctx, vmi));
+  step.configure(vmi, domain, resolved);
   const children = pick(parseXml(toDomainXml(domain)));
   return (
     normalize({ name: 'fragment', attrs: {}, children, text: '' }) ?? {
