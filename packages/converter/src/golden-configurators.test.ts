@@ -8,6 +8,7 @@ import type { Configurator } from './configurators/configurator.js';
 import { features } from './configurators/features.js';
 import { graphics } from './configurators/graphics.js';
 import { inputs } from './configurators/inputs.js';
+import { os } from './configurators/os.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
 import { sound } from './configurators/sound.js';
@@ -33,6 +34,13 @@ const devices =
 const both =
   (first: string, second: string): Pick =>
   (root) => [...devices(first)(root), ...devices(second)(root)];
+
+/**
+ * <os> without <type>: KubeVirt's OS configurator leaves <type> to the architecture step and the
+ * domain defaults (hvm), which this converter's os step folds in; the README says so.
+ */
+const osWithoutType: Pick = (root) =>
+  child('os')(root).map((o) => ({ ...o, children: o.children.filter((c) => c.name !== 'type') }));
 
 /** vector folder, the configurator KubeVirt's test builds, the elements it writes. */
 const VECTORS: [string, Configurator, Pick][] = [
@@ -61,6 +69,11 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['features-hyperv-passthrough', features, child('features')],
   ['features-kvm-hidden', features, child('features')],
   ['features-pvspinlock-off', features, child('features')],
+  ['os-bootmenu-paused', os, osWithoutType],
+  ['os-bios-useserial', os, osWithoutType],
+  ['os-efi-pflash', os, osWithoutType],
+  ['os-efi-secureboot', os, osWithoutType],
+  ['os-efi-auto-selection', os, osWithoutType],
 ];
 
 function fragment(vector: string, step: Configurator, pick: Pick): Node {
@@ -69,6 +82,7 @@ function fragment(vector: string, step: Configurator, pick: Pick): Node {
   const resolved = resolveContext(ConverterContext.fromJSON(json), vmi);
   // A configurator option of the KubeVirt test that is an architecture fact here.
   if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
+  if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
   const domain = emptyDomain();
   step.configure(vmi, domain, resolved);
   const children = pick(parseXml(toDomainXml(domain)));
