@@ -61,7 +61,10 @@ async function main(): Promise<void> {
     failures,
   };
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'REPORT.md'), renderMarkdown(input));
+  // bench/DESIGN.md (hand-written: design choices and the numbers behind them) is kept at the end of every report.
+  const design = path.join(outDir, 'DESIGN.md');
+  const appendix = fs.existsSync(design) ? `\n${fs.readFileSync(design, 'utf8')}` : '';
+  fs.writeFileSync(path.join(outDir, 'REPORT.md'), renderMarkdown(input) + appendix);
   const svgPath = path.join(outDir, 'chart.svg');
   fs.writeFileSync(svgPath, renderSvg(input));
   const png = spawnSync('rsvg-convert', ['-o', path.join(outDir, 'chart.png'), svgPath], { stdio: 'inherit' });
