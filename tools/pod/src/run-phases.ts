@@ -74,7 +74,8 @@ export async function preparePodFiles(
   s: RunState,
   spec: PodSpec,
   net: PodNetwork,
-  plan: Awaited<ReturnType<typeof setUpMasquerade>>,
+  /** Absent when the pod network's NIC is bridge-bound (pod-networks.ts wrote its DHCP cache). */
+  plan: Awaited<ReturnType<typeof setUpMasquerade>> | undefined,
 ): Promise<void> {
   const { layout, vmi } = spec;
   await s.phase('pod directories and container disks', async () => {
@@ -82,7 +83,7 @@ export async function preparePodFiles(
     fs.mkdirSync(layout.hostPath('/var/run/kubevirt/sockets'), { recursive: true });
     fs.mkdirSync(priv, { recursive: true });
     // What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts).
-    if (plan.dhcp)
+    if (plan?.dhcp)
       fs.writeFileSync(path.join(priv, `vif-cache-${net.podIface}.pb`), DhcpServerConfig.encode(plan.dhcp).finish());
     for (const line of placeContainerDisks(layout, vmi, s.args.containerDisks, s.args.kernelBootDir))
       s.print(`  ${line}`);

@@ -9,6 +9,7 @@ import type { RunArgs } from './args.js';
 import { decideHypervisor, probeKvm, type HypervisorDecision } from './hypervisor.js';
 import { podLayout } from './layout.js';
 import { createPodNetwork, type PodNetwork } from './namespaces.js';
+import { addSecondaryInterfaces, podNetworkBridged, setUpBridges } from './pod-networks.js';
 import type { PodProcess } from './pod-process.js';
 import { InterruptedError, StartFailedError } from './run-errors.js';
 import { awaitLease, checkMasquerade, holdUntilInterrupted, isLease } from './run-guest.js';
@@ -92,7 +93,11 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     const spec = await podSpec(s);
     const hypervisor = await chooseHypervisor(s, spec);
     const net = await podNetwork(s, spec);
-    const plan = await setUpMasquerade(s, spec, net);
+    // Multus' extra interfaces, then virt-handler's phase 1: bridge binding where asked, masquerade on the pod
+    // network unless its NIC is bridge-bound.
+    await addSecondaryInterfaces(s, spec, net);
+    await setUpBridges(s, spec, net);
+    const plan = podNetworkBridged(spec.vmi) ? undefined : await setUpMasquerade(s, spec, net);
     await preparePodFiles(s, spec, net, plan);
     const probe = await startProbe(s, spec, net);
     await startHandler(s, spec);
