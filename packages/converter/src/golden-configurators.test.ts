@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
+import { disks } from './configurators/disks.js';
 import type { Configurator } from './configurators/configurator.js';
 import { features } from './configurators/features.js';
 import { graphics } from './configurators/graphics.js';
@@ -74,7 +75,26 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['os-efi-pflash', os, osWithoutType],
   ['os-efi-secureboot', os, osWithoutType],
   ['os-efi-auto-selection', os, osWithoutType],
+  ['storage-pvc-filesystem', disks, devices('disk')],
+  ['storage-pvc-block', disks, devices('disk')],
+  ['storage-pvc-discard-ignore', disks, devices('disk')],
+  ['storage-hostdisk', disks, devices('disk')],
+  ['storage-emptydisk', disks, devices('disk')],
+  ['storage-downwardmetrics', disks, devices('disk')],
+  ['storage-pvc-scsi', disks, devices('disk')],
 ];
+
+/**
+ * libvirt 9.0's schema has no name= on a block disk's <source> (the README's "libvirt adaptations"):
+ * the converter leaves it out, and the expected tree is adjusted the same way.
+ */
+function schemaValid(node: Node): Node {
+  const children = node.children.map(schemaValid);
+  if (node.name === 'disk' && node.attrs.type === 'block') {
+    for (const c of children) if (c.name === 'source') delete c.attrs.name;
+  }
+  return { ...node, children };
+}
 
 function fragment(vector: string, step: Configurator, pick: Pick): Node {
   const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
@@ -99,7 +119,7 @@ function fragment(vector: string, step: Configurator, pick: Pick): Node {
 describe('golden vectors: KubeVirt configurator tests', () => {
   it.each(VECTORS)('%s', (vector, step, pick) => {
     const actual = fragment(vector, step, pick);
-    const expected = tree(readGolden(vector, 'expected.xml'));
+    const expected = schemaValid(tree(readGolden(vector, 'expected.xml')));
     expect(flatten(actual).join('\n')).toEqual(flatten(expected).join('\n'));
   });
 });
