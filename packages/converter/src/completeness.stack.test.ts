@@ -197,4 +197,24 @@ describe('issue 17 converter cases in libvirtd 9.0', () => {
     // ... which is why a conversion for this libvirt names the interface instead of dropping the NIC.
     expect(() => domainXml(text)).toThrow(/passt binding of interface "net" needs libvirt 11\.1/);
   });
+
+  it('realtime vCPUs with a passed-through NUMA node define: vcpusched, numatune and per-cell hugepages stay', async () => {
+    const text = vmiYaml('realtime', [
+      noDevices,
+      'cpu: {cores: 2, dedicatedCpuPlacement: true, realtime: {mask: "^1"}, numa: {guestMappingPassthrough: {}}}',
+      'memory: {hugepages: {pageSize: 2Mi}}',
+    ]);
+    const hostNumaNodes = [{ id: 0, cpus: [0, 1], distances: { 0: 10 } }];
+    // "^1" alone selects no vCPU (KubeVirt's mask rule), so no <vcpusched>; "0" selects vCPU 0.
+    expect(domainXml(text, { cpuSet: [0, 1], hostNumaNodes })).not.toContain('<vcpusched');
+    const live = await defineAndDump(
+      'realtime',
+      domainXml(text.replace('"^1"', '"0"'), { cpuSet: [0, 1], hostNumaNodes }),
+    );
+    expect(live).toMatch(/<vcpusched vcpus='0' scheduler='fifo' priority='1'\/>/);
+    expect(live).toMatch(/<memnode cellid='0' mode='strict' nodeset='0'\/>/);
+    expect(live).toMatch(/<page size='2048' unit='KiB' nodeset='0'\/>/);
+    expect(live).toContain('<nosharepages/>');
+    expect(live).toMatch(/<pmu state='off'\/>/);
+  });
 });
