@@ -1,9 +1,10 @@
 // configMap / secret / downwardAPI / serviceAccount / sysprep volumes handed to the guest as ISO disks,
 // built from the directories Kubernetes mounted into the pod and rebuilt on every start.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { removeStaleEntries } from './atomic.js';
 import { pinDirectory } from './beneath.js';
+import { configEntries, stageConfigSource } from './config-source.js';
 import { InvalidRequestError, SysprepUnattendMissingError } from './errors.js';
 import type { ConfigIsoRequest, IsoResult } from './gen/virtlauncher/disk/v1/disk.js';
 import { buildIso, validateIsoLabel } from './iso.js';
@@ -14,6 +15,7 @@ export type ConfigVolumeKind = 'configMap' | 'secret' | 'downwardAPI' | 'service
 
 const DEFAULT_LABEL = 'cfgdata';
 const PRIVATE = '/var/run/kubevirt-private';
+const STAGING_MARK = '.staging-';
 
 /** Where KubeVirt mounts each kind's source and where the launcher's domain expects the ISO. */
 export function configIsoRequestFor(kind: ConfigVolumeKind, volume: string, volumeLabel = ''): ConfigIsoRequest {
@@ -40,24 +42,6 @@ function iso(sourceDir: string, targetPath: string, label: string): ConfigIsoReq
   return { sourceDir, targetPath, label: label || DEFAULT_LABEL };
 }
 
-/**
- * The entries that go into the ISO. Kubernetes' atomic-writer internals ("..data", "..2024_01_01_…") are left
- * out on purpose: the visible keys are symlinks into them and are followed, so including the internals would
- * only put every file in the ISO twice.
- */
-export async function configEntries(sourceDir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(sourceDir);
-  } catch (error) {
-    throw new InvalidRequestError(
-      'source_dir',
-      `${sourceDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
-    );
-  }
-  return names.filter((name) => !name.startsWith('..')).sort();
-}
-
 export async function createConfigIso(request: ConfigIsoRequest, options: CallOptions = {}): Promise<IsoResult> {
   const label = request.label || DEFAULT_LABEL;
   validateIsoLabel(label);
@@ -65,26 +49,25 @@ export async function createConfigIso(request: ConfigIsoRequest, options: CallOp
   if (!request.targetPath) throw new InvalidRequestError('target_path', 'must not be empty');
   const sourceDir = resolve(request.sourceDir);
   const target = resolve(request.targetPath);
-  const names = await configEntries(sourceDir);
   // The ISO's directory (e.g. config-map-disks) is opened without following a link (beneath.ts).
   const dir = await pinDirectory(dirname(target), [], 0o750);
+  const name = basename(target);
   report(options, { step: 'build-iso', subject: target, msg: `generating ${label} iso ${target} from ${sourceDir}` });
-  // The mkisofs tools refuse an empty path list, so an empty source becomes an empty directory.
-  const empty = names.length === 0 ? await mkdtemp(join(tmpdir(), 'vlt-empty-iso-')) : undefined;
+  // The content is copied into a fresh 0700 directory beside the ISO (config-source.ts says why). It is named
+  // after our pid so a later call can tell a crashed call's leftovers (possibly secrets) from a live one's.
+  const prefix = `.${name}${STAGING_MARK}`;
   try {
-    const built = await buildIso({
-      dir,
-      name: basename(target),
-      label,
-      content:
-        empty !== undefined
-          ? { kind: 'directory', dir: empty }
-          : { kind: 'graft', entries: names.map((name) => [name, join(sourceDir, name)] as const) },
-    });
-    return { path: built.path, label: built.label, size: built.size };
+    await removeStaleEntries(dir.at('.'), prefix);
+    const staging = await mkdtemp(dir.at(`${prefix}${process.pid}-`));
+    try {
+      await stageConfigSource(sourceDir, staging);
+      const built = await buildIso({ dir, name, label, content: { kind: 'directory', dir: staging } });
+      return { path: built.path, label: built.label, size: built.size };
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
   } finally {
     await dir.close();
-    if (empty !== undefined) await rm(empty, { recursive: true, force: true });
   }
 }
 

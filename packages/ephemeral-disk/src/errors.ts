@@ -202,3 +202,31 @@ export class ForeignLayerError extends DiskError {
     );
   }
 }
+
+/**
+ * An entry of a config volume (configMap, secret, downwardAPI, ...) is a link that leaves the volume's directory,
+ * or something an ISO cannot hold. Kubernetes only makes links inside the volume (`key -> ..data/key`), so one
+ * pointing elsewhere was planted: it is refused, not followed. Not bad input: the request was fine.
+ */
+export class UnsafeConfigEntryError extends DiskError {
+  readonly badInput = false;
+  constructor(
+    readonly sourceDir: string,
+    readonly entry: string,
+    readonly reason: string,
+  ) {
+    super(`refusing entry ${JSON.stringify(entry)} of config volume ${sourceDir}: ${reason}`);
+  }
+}
+
+/** The ISO tool exited 0 but left out (or added) paths: no partial ISO is ever published. */
+export class IncompleteIsoError extends DiskError {
+  readonly badInput = false;
+  constructor(
+    readonly path: string,
+    readonly missing: readonly string[],
+    readonly unexpected: readonly string[],
+  ) {
+    super(`ISO ${path} is not complete: missing ${JSON.stringify(missing)}, unexpected ${JSON.stringify(unexpected)}`);
+  }
+}

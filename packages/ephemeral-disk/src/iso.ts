@@ -7,6 +7,7 @@ import { basename, delimiter, join } from 'node:path';
 import { publishReplace, removeStaleTemps, tempPathFor } from './atomic.js';
 import { createExclusive, fdPath, refuseNonRegular, type PinnedDir } from './beneath.js';
 import { InvalidIsoLabelError, UnsafePathError } from './errors.js';
+import { checkIsoContent } from './iso-check.js';
 import { setQemuOwnership } from './ownership.js';
 import { run } from './run.js';
 
@@ -114,6 +115,8 @@ export async function buildIso(build: IsoBuild): Promise<BuiltIso> {
     const written = await file.stat({ bigint: true });
     const named = await lstat(dir.at(temp), { bigint: true });
     if (named.ino !== written.ino || named.dev !== written.dev) throw new UnsafePathError(dir.shown(temp), 'symlink');
+    // Read back before publishing: a tool that skipped a file fails the build (iso-check.ts).
+    await checkIsoContent(tool, dir.at(''), temp, dir.shown(name), build.content);
     await setQemuOwnership(fdPath(file));
     size = written.size;
   } catch (error) {
