@@ -1,6 +1,7 @@
 // The facts this machine implies for fields a context leaves out. This is the only place that probes
 // the host (/dev/kvm, process.arch, the libvirt client's version); convert() never does.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
@@ -19,17 +20,22 @@ function libvirtClientVersion(): string | undefined {
   }
 }
 
+/** KubeVirt v1.9's tap for a secondary (Multus) network: `tap` + the first 11 hex digits of SHA-256(network name). */
+function secondaryTapName(networkName: string): string {
+  return `tap${createHash('sha256').update(networkName).digest('hex').slice(0, 11)}`;
+}
+
 /**
- * KubeVirt's pod interface naming (packages/netsetup/docs/masquerade.md#link-names): the pod network's NIC is plugged into tap0; Multus
- * networks (ordinal scheme) into tap1, tap2, ... in the order the networks are listed.
+ * KubeVirt's pod interface naming (packages/netsetup/docs/bridge.md#names): the pod network's NIC is plugged into
+ * tap0; a secondary Multus network's into `tap<hash11>` of its pod interface `pod<hash11>` (the hashed scheme new
+ * pods get; the ordinal tap1, tap2, ... of older pods is not produced).
  */
 export function defaultPodInterfaces(vmi: VirtualMachineInstance): ConverterContext['podInterfaces'] {
   const out: ConverterContext['podInterfaces'] = {};
-  let ordinal = 0;
   for (const net of vmi.spec.networks ?? []) {
     const iface = vmi.spec.domain.devices.interfaces?.find((i) => i.name === net.name);
     const isPod = net.pod !== undefined || net.multus?.default === true;
-    const tapName = isPod ? 'tap0' : `tap${++ordinal}`;
+    const tapName = isPod ? 'tap0' : secondaryTapName(net.name);
     if (iface && (iface.masquerade || iface.bridge)) out[net.name] = { tapName, mac: '', mtu: 0 };
   }
   return out;
