@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
+import { cpu } from './configurators/cpu.js';
 import { disks } from './configurators/disks.js';
 import type { Configurator } from './configurators/configurator.js';
 import { features } from './configurators/features.js';
@@ -48,6 +49,10 @@ function sortedAttrs(node: Node): Node {
   const attrs = Object.fromEntries(Object.entries(node.attrs).sort(([a], [b]) => a.localeCompare(b)));
   return { ...node, attrs, children: node.children.map(sortedAttrs) };
 }
+
+const topLevelPair =
+  (first: string, second: string): Pick =>
+  (root) => [...child(first)(root), ...child(second)(root)];
 
 /** vector folder, the configurator KubeVirt's test builds, the elements it writes. */
 const VECTORS: [string, Configurator, Pick][] = [
@@ -94,6 +99,10 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['storage-boot-order', disks, devices('disk')],
   ['storage-iothreads-auto', disks, devices('disk')],
   ['storage-iothreads-dedicated', disks, devices('disk')],
+  ['cpu-model-default', cpu, topLevelPair('cpu', 'vcpu')],
+  ['cpu-model-host-passthrough', cpu, topLevelPair('cpu', 'vcpu')],
+  ['cpu-model-custom', cpu, topLevelPair('cpu', 'vcpu')],
+  ['cpu-features', cpu, topLevelPair('cpu', 'vcpu')],
 ];
 
 /**
@@ -115,6 +124,8 @@ function fragment(vector: string, step: Configurator, pick: Pick): Node {
   // A configurator option of the KubeVirt test that is an architecture fact here.
   if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
   if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
+  if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
+  if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
   const domain = emptyDomain();
   step.configure(vmi, domain, resolved);
   const children = pick(parseXml(toDomainXml(domain)));
