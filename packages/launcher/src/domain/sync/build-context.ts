@@ -138,6 +138,9 @@ export function buildContext(
     hypervisorDeviceAvailable: facts.hypervisorDeviceAvailable,
     // The converter pins each vCPU (and the emulator thread) to these and refuses a set too small for them.
     cpuSet: [...(facts.podCpuSet ?? [])],
+    // Not read from the node yet: a VMI asking for guest NUMA passthrough is refused by the converter
+    // ("NUMA passthrough needs the host NUMA topology") instead of getting a made-up topology.
+    hostNumaNodes: [],
     isBlockPvc: { ...facts.blockVolumes },
     isBlockDv: { ...facts.blockVolumes },
     ...volumeStatusMaps(vmi),
