@@ -8,6 +8,7 @@ import { cpu } from './configurators/cpu.js';
 import { disks } from './configurators/disks.js';
 import type { Configurator } from './configurators/configurator.js';
 import { features } from './configurators/features.js';
+import { filesystems } from './configurators/filesystems.js';
 import { graphics } from './configurators/graphics.js';
 import { inputs } from './configurators/inputs.js';
 import { os } from './configurators/os.js';
@@ -103,16 +104,23 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['cpu-model-host-passthrough', cpu, topLevelPair('cpu', 'vcpu')],
   ['cpu-model-custom', cpu, topLevelPair('cpu', 'vcpu')],
   ['cpu-features', cpu, topLevelPair('cpu', 'vcpu')],
+  ['storage-virtiofs-pvc', filesystems, devices('filesystem')],
 ];
 
 /**
- * libvirt 9.0's schema has no name= on a block disk's <source> (the README's "libvirt adaptations"):
- * the converter leaves it out, and the expected tree is adjusted the same way.
+ * Where KubeVirt's XML breaks libvirt 9.0's schema (the README's "libvirt adaptations"), the converter
+ * writes the valid form and the expected tree is adjusted the same way: no name= on a block disk's
+ * <source>, and a filesystem's access mode spelt as libvirt spells it.
  */
 function schemaValid(node: Node): Node {
   const children = node.children.map(schemaValid);
   if (node.name === 'disk' && node.attrs.type === 'block') {
     for (const c of children) if (c.name === 'source') delete c.attrs.name;
+  }
+  // libvirt's schema spells it "accessmode"; KubeVirt's "accessMode" fails virt-xml-validate.
+  if (node.name === 'filesystem' && 'accessMode' in node.attrs) {
+    const { accessMode, ...attrs } = node.attrs;
+    return { ...node, attrs: { ...attrs, accessmode: accessMode! }, children };
   }
   return { ...node, children };
 }

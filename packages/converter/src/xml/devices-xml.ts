@@ -166,10 +166,12 @@ function smallDevices(w: XmlWriter, d: Devices): void {
     w.close();
   }
   for (const f of d.filesystems) {
+    // KubeVirt's element order (libvirt's schema takes any); libvirt spells the access mode attribute
+    // "accessmode", KubeVirt "accessMode", which libvirt's schema does not know (README).
     w.open('filesystem', { type: 'mount', accessmode: 'passthrough' });
-    w.leaf('driver', { type: 'virtiofs', queue: 1024 });
     w.leaf('source', { socket: f.socket });
     w.leaf('target', { dir: f.target });
+    w.leaf('driver', { type: 'virtiofs', queue: 1024 });
     w.close();
   }
   for (const r of d.redirdevs) {
