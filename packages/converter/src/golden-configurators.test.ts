@@ -105,6 +105,8 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['cpu-model-custom', cpu, topLevelPair('cpu', 'vcpu')],
   ['cpu-features', cpu, topLevelPair('cpu', 'vcpu')],
   ['storage-virtiofs-pvc', filesystems, devices('filesystem')],
+  ['storage-sysprep-sata', disks, devices('disk')],
+  ['storage-ephemeral-sata', disks, devices('disk')],
 ];
 
 /**
