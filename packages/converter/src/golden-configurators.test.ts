@@ -11,6 +11,7 @@ import { features } from './configurators/features.js';
 import { filesystems } from './configurators/filesystems.js';
 import { graphics } from './configurators/graphics.js';
 import { inputs } from './configurators/inputs.js';
+import { interfaces } from './configurators/interfaces.js';
 import { os } from './configurators/os.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
@@ -107,6 +108,10 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['storage-virtiofs-pvc', filesystems, devices('filesystem')],
   ['storage-sysprep-sata', disks, devices('disk')],
   ['storage-ephemeral-sata', disks, devices('disk')],
+  ['network-bridge-secondary', interfaces, devices('interface')],
+  ['network-link-down', interfaces, devices('interface')],
+  ['network-multiqueue-virtio', interfaces, devices('interface')],
+  ['network-multiqueue-e1000', interfaces, devices('interface')],
 ];
 
 /**
@@ -136,6 +141,7 @@ function fragment(vector: string, step: Configurator, pick: Pick): Node {
   if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
   if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
   if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
+  if (json.romTuningSupported === false) resolved.arch = { ...resolved.arch, romTuning: false };
   const domain = emptyDomain();
   step.configure(vmi, domain, resolved);
   const children = pick(parseXml(toDomainXml(domain)));

@@ -29,18 +29,19 @@ function boot(w: XmlWriter, order: number | undefined): void {
 }
 
 function iface(w: XmlWriter, i: DomainInterface): void {
+  // KubeVirt's element order (libvirt's schema takes any order): address first, alias before driver.
   w.open('interface', { type: i.type });
+  address(w, i.address);
   if (i.source) w.leaf('source', { dev: i.source.dev });
   if (i.target) w.leaf('target', { dev: i.target.dev, managed: i.target.managed });
   w.leaf('model', { type: i.model.type });
   if (i.mac !== undefined) w.leaf('mac', { address: i.mac });
   if (i.mtu !== undefined) w.leaf('mtu', { size: i.mtu });
-  if (i.driver) w.leaf('driver', { name: i.driver.name, queues: i.driver.queues, iommu: i.driver.iommu });
-  alias(w, i.alias);
   boot(w, i.bootOrder);
-  if (i.rom) w.leaf('rom', { enabled: i.rom.enabled });
   if (i.link) w.leaf('link', { state: i.link.state });
-  address(w, i.address);
+  alias(w, i.alias);
+  if (i.driver) w.leaf('driver', { name: i.driver.name, queues: i.driver.queues, iommu: i.driver.iommu });
+  if (i.rom) w.leaf('rom', { enabled: i.rom.enabled });
   if (i.acpiIndex !== undefined) w.leaf('acpi', { index: i.acpiIndex });
   if (i.backend) w.leaf('backend', { type: i.backend.type, logFile: i.backend.logFile });
   for (const pf of i.portForwards ?? []) {
