@@ -217,4 +217,16 @@ describe('issue 17 converter cases in libvirtd 9.0', () => {
     expect(live).toContain('<nosharepages/>');
     expect(live).toMatch(/<pmu state='off'\/>/);
   });
+
+  it('a SEV domain passes libvirt’s schema; this QEMU (no SEV) is why libvirtd refuses to define it', async () => {
+    const text = vmiYaml('sev', [noDevices, 'launchSecurity: {sev: {policy: {encryptedState: true}}}']);
+    const xml = domainXml(text);
+    expect(xml).toMatch(/<launchSecurity type="sev">\s*<policy>0x5<\/policy>/);
+    const path = join(work, 'sev.xml');
+    writeFileSync(path, xml);
+    const validation = await execa('virt-xml-validate', [path, 'domain'], { reject: false });
+    expect(validation.stdout + validation.stderr).toContain('validates');
+    const defined = await virsh('define', path);
+    expect(defined.stderr).toContain('SEV launch security is not supported with this QEMU binary');
+  });
 });
