@@ -17,3 +17,4 @@ export {
   type Quantity,
 } from './quantity.js';
 export { createLogger, silentLogger, type LogFields, type LogLevel, type Logger, type LoggerOptions } from './log.js';
+export { secondaryNetworkHash, secondaryPodIfaceName, secondaryTapName } from './network-names.js';

@@ -3,10 +3,10 @@
 // status.volumeStatus with their hotplugVolume entry, and a NIC on a secondary network gets its tap (named as
 // KubeVirt names it) in the pod's network namespace.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
+import { hashedPodIfaceName, tapNameFor } from '@virt-launcher/netsetup';
 import type { PodLayout } from './layout.js';
 
 export class HotplugError extends Error {
@@ -68,7 +68,7 @@ export function removeUnpluggedVolumes(vmi: VirtualMachineInstance, layout: PodL
 
 /** KubeVirt's tap for a NIC on a secondary network: `tap` and 11 hex digits of the network name's SHA-256. */
 export function secondaryTapName(network: string): string {
-  return `tap${createHash('sha256').update(network).digest('hex').slice(0, 11)}`;
+  return tapNameFor(hashedPodIfaceName(network));
 }
 
 /** Makes (once) and brings up the tap of every bridge NIC on a Multus network; returns the taps it made. */

@@ -1,7 +1,7 @@
 // The facts this machine implies for fields a context leaves out. This is the only place that probes
 // the host (/dev/kvm, process.arch, the libvirt client's version); convert() never does.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { secondaryTapName } from '@virt-launcher/shared';
 import { existsSync } from 'node:fs';
 import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
@@ -18,11 +18,6 @@ function libvirtClientVersion(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** KubeVirt v1.9's tap for a secondary (Multus) network: `tap` + the first 11 hex digits of SHA-256(network name). */
-function secondaryTapName(networkName: string): string {
-  return `tap${createHash('sha256').update(networkName).digest('hex').slice(0, 11)}`;
 }
 
 /**

@@ -1,16 +1,12 @@
 // Names and fixed addresses of the bridge binding, as KubeVirt v1.9 gives them (docs/bridge.md#names).
 import { createHash } from 'node:crypto';
+import { secondaryPodIfaceName } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 
 /** The pod network's interface in the pod; secondary (Multus) networks get a hashed name. */
 export const PRIMARY_POD_IFACE = 'eth0';
-/** 15 (IFNAMSIZ - 1) minus the "-nic" suffix, so `<hash>-nic` still fits. */
-const HASH_LEN = 11;
-
 /** `pod` + the first 11 hex digits of SHA-256(network name): a secondary network's pod interface. */
-export function hashedPodIfaceName(networkName: string): string {
-  return `pod${createHash('sha256').update(networkName).digest('hex').slice(0, HASH_LEN)}`;
-}
+export const hashedPodIfaceName = secondaryPodIfaceName;
 
 /** What the pod interface is renamed to once it becomes a bridge port: `eth0-nic`, `<hash11>-nic`. */
 export function bridgedNicNameFor(podIface: string): string {

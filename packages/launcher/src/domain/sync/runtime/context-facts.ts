@@ -1,10 +1,12 @@
 // What the converter must know for a running domain's hotplug devices, read from the VMI and the pod:
 // which volumes are hotplugged (status.volumeStatus[].hotplugVolume, as virt-handler writes it) and which tap
 // the pod side made for a NIC on a secondary (Multus) network, named as KubeVirt names it.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ConverterContext } from '../../../adapters/converter.js';
+import { secondaryTapName } from '@virt-launcher/shared';
 import type { VmiView } from '../../../vmi.js';
+
+export { secondaryTapName };
 
 interface VolumeStatusDoc {
   name?: string;
@@ -32,11 +34,6 @@ export function volumeStatusMaps(vmi: VmiView): Pick<ConverterContext, 'hotplugV
   }
   if (Object.keys(hotplugVolumes).length === 0) return { hotplugVolumes, permanentVolumes: {} };
   return { hotplugVolumes, permanentVolumes };
-}
-
-/** KubeVirt's tap for a secondary network: `tap` and the first 11 hex digits of the network name's SHA-256. */
-export function secondaryTapName(networkName: string): string {
-  return `tap${createHash('sha256').update(networkName).digest('hex').slice(0, 11)}`;
 }
 
 /** MTU of each secondary-network tap that exists in the pod, by interface name (bridge binding only). */
