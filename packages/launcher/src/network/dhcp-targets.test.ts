@@ -8,7 +8,8 @@ import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { bridgeRequestFor, hashedPodIfaceName, planBridge } from '@virt-launcher/netsetup';
 import type { VmiView } from '../vmi.js';
 import { readCachedDhcpConfig } from './dhcp.js';
-import { bridgeGuestMacs, dhcpTargets, secondaryPodIfaceName } from './dhcp-targets.js';
+import { secondaryPodIfaceName } from '@virt-launcher/shared';
+import { bridgeGuestMacs, dhcpTargets } from './dhcp-targets.js';
 
 const spec = {
   networks: [
@@ -93,5 +94,14 @@ describe('bridgeGuestMacs', () => {
     // No IPAM: an empty cache, which a bridge NIC may have and a masquerade NIC may not.
     expect(await readCachedDhcpConfig(dir, blue, true)).toEqual({ v4: undefined, v6: undefined });
     await expect(readCachedDhcpConfig(dir, blue)).rejects.toThrow(/neither a v4 nor a v6/);
+  });
+
+  it('a VMI naming no NIC gets the default masquerade NIC its converter gives it (autoattach off: none)', () => {
+    const bare = { interfaces: [], networks: [], raw: Buffer.from('{"spec":{"domain":{"devices":{}}}}') };
+    expect(dhcpTargets(bare as unknown as VmiView)).toEqual([
+      { iface: 'default', podIface: 'eth0', bridge: 'k6t-eth0', binding: 'masquerade' },
+    ]);
+    const off = { ...bare, raw: Buffer.from('{"spec":{"domain":{"devices":{"autoattachPodInterface":false}}}}') };
+    expect(dhcpTargets(off as unknown as VmiView)).toEqual([]);
   });
 });

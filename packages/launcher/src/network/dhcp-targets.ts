@@ -1,7 +1,8 @@
 // Which NICs get a DHCP server from the launcher, and on which bridge: a masquerade NIC on the pod network
 // (k6t-eth0), and every bridge-bound NIC whose node side cached an address for it — on the pod network (eth0) or
 // on a secondary Multus network, whose pod interface KubeVirt names `pod<hash11>` (bridge `k6t-<hash11>`).
-import { createHash } from 'node:crypto';
+import { secondaryPodIfaceName } from '@virt-launcher/shared';
+import { defaultedNetworking } from '../domain/sync/default-pod-network.js';
 import type { VmiView } from '../vmi.js';
 
 export interface DhcpTarget {
@@ -13,15 +14,12 @@ export interface DhcpTarget {
   binding: 'masquerade' | 'bridge';
 }
 
-/** `pod` + the first 11 hex digits of SHA-256 of the network's name (KubeVirt's hashed scheme). */
-export function secondaryPodIfaceName(networkName: string): string {
-  return `pod${createHash('sha256').update(networkName).digest('hex').slice(0, 11)}`;
-}
-
 export function dhcpTargets(vmi: VmiView): DhcpTarget[] {
   const out: DhcpTarget[] = [];
-  for (const iface of vmi.interfaces) {
-    const network = vmi.networks.find((n) => n.name === iface.name);
+  // A VMI that names no NIC gets the default masquerade NIC on the pod network, as the converter gives it.
+  const { interfaces, networks } = defaultedNetworking(vmi);
+  for (const iface of interfaces) {
+    const network = networks.find((n) => n.name === iface.name);
     if (!network) continue;
     const secondary = !network.pod && !!network.multus && !(network.multus as { default?: boolean }).default;
     const podIface = secondary ? secondaryPodIfaceName(network.name) : 'eth0';
