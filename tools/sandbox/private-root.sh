@@ -141,7 +141,19 @@ stop)
   if [[ -f $pidfile ]]; then
     pid=$(cat "$pidfile")
     # Guests first, so no QEMU outlives its daemon.
-    for q in $(pgrep -f "qemu-system.*$root" || true); do kill -TERM "$q" 2>/dev/null || true; done
+    # A guest's command line names paths as the root sees them (not "$root/..."), so its pid file is the sure
+    # way to find it; the pattern catches a QEMU whose pid file is already gone.
+    guests=$(pgrep -f "qemu-system.*$root" || true)
+    for f in "$root"/run/libvirt/qemu/*.pid "$root"/run/libvirt/qemu/run/*.pid; do
+      [[ -f $f ]] || continue
+      q=$(tr -dc '0-9' <"$f")
+      [[ -n $q && $(cat "/proc/$q/comm" 2>/dev/null) == qemu-system* ]] && guests="$guests $q"
+    done
+    for q in $guests; do kill -TERM "$q" 2>/dev/null || true; done
+    for q in $guests; do
+      for _ in $(seq 1 30); do kill -0 "$q" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$q" 2>/dev/null || true
+    done
     kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
