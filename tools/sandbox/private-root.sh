@@ -16,6 +16,7 @@
 # Without --kvm the host's /dev is used as it is. Everything runs as root. ROOT is created when missing.
 # --private-tmp binds ROOT/tmp on /tmp, so whatever CMD leaves in /tmp can be checked in ROOT/tmp afterwards.
 set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 usage() { sed -n '2,17p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
@@ -73,10 +74,27 @@ CONF
 # with it, so that in a fresh PID namespace the command itself is PID 1 and receives the signals.
 # With --kvm, /dev is replaced by a tmpfs built at ROOT/.dev (invisible outside the namespace) holding binds of the
 # host's harmless devices, a fresh devpts and shm, /dev/net/tun for the tap, and /dev/kvm as chosen.
+#
+# The repository (whose node programs the command may run as the pod's non-root user) must stay reachable at its
+# own path: a clone under a directory others cannot search (`mktemp -d` makes 0700 ones), or under /tmp when
+# --private-tmp covers it, is shown again at the same path through a small tmpfs (only inside the namespace; the
+# host's directories and their modes are not touched).
 enter() {
   ${exec_prefix:-} unshare -m --propagation private -- bash -c '
     set -e
-    r=$1 kvm=$2 private_tmp=$3; shift 3
+    r=$1 kvm=$2 private_tmp=$3 repo=$4; shift 4
+    searchable() { local p="" c perm; local -a parts; IFS=/ read -ra parts <<<"${1#/}"
+      for c in "${parts[@]}"; do p="$p/$c"; [[ -n $c ]] || continue
+        perm=$(stat -c %A "$p" 2>/dev/null) || return 1
+        [[ ${perm:9:1} == [xt] ]] || return 1
+      done; }
+    hold_repo=
+    if ! searchable "$repo" || [[ -n $private_tmp && $repo == /tmp/* ]]; then
+      mount -t tmpfs -o mode=0755,size=64k vlt-repo-hold /mnt
+      mkdir /mnt/repo
+      mount --bind "$repo" /mnt/repo
+      hold_repo=1
+    fi
     if [[ -n $kvm ]]; then
       d=$r/.dev
       mkdir -p "$d"
@@ -108,7 +126,24 @@ enter() {
     mount --bind "$r/run" /run
     mount --bind "$r/var" /var
     if [[ -n $private_tmp ]]; then mount --bind "$r/tmp" /tmp; fi
-    exec "$@"' private-root "$root" "$kvm" "$private_tmp" "$@"
+    if [[ -n $hold_repo ]]; then
+      # The highest component of the repository path that is missing or not searchable gets a tmpfs (0755)
+      # holding just the path down to the repository, which is moved back in place there.
+      top="" p=""
+      IFS=/ read -ra parts <<<"${repo#/}"
+      for c in "${parts[@]}"; do
+        p="$p/$c"
+        perm=$(stat -c %A "$p" 2>/dev/null) || { mkdir "$p"; top=$p; break; }
+        [[ ${perm:9:1} == [xt] ]] || { top=$p; break; }
+      done
+      if [[ -n $top ]]; then
+        mount -t tmpfs -o mode=0755,size=64k vlt-repo-view "$top"
+        mkdir -p "$repo"
+        mount --move /mnt/repo "$repo"
+      fi
+      umount /mnt
+    fi
+    exec "$@"' private-root "$root" "$kvm" "$private_tmp" "$repo" "$@"
 }
 
 uri() { echo "qemu+unix:///system?socket=$root/run/libvirt/libvirt-sock"; }
