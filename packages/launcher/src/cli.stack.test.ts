@@ -42,8 +42,9 @@ describe('virt-launcher binary (test:///default)', () => {
     const client = await connectLauncher(launcher.readySocket);
     expect(client.version).toBe(1);
     expect(await client.call('ping', {})).toEqual({ success: true, message: '' });
-    const migrate = await client.call('migrateVirtualMachine', { vmi: undefined, options: Buffer.alloc(0) });
-    expect(migrate).toEqual({ success: false, message: 'unsupported: MigrateVirtualMachine' });
+    // An RPC not built yet answers its explicit state (README, "Status"), never a fake success.
+    const dump = await client.call('virtualMachineMemoryDump', { vmi: undefined, dumpPath: '' });
+    expect(dump).toEqual({ success: false, message: 'unsupported: VirtualMachineMemoryDump' });
     const screenshot = await client.call('getScreenshot', { vmi: undefined, options: undefined });
     expect(screenshot.response).toEqual({ success: false, message: 'unsupported: GetScreenshot' });
     client.close();
