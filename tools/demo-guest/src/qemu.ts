@@ -44,15 +44,20 @@ export class RunningGuest {
     );
   }
 
-  /** Resolves with the first match of pattern; rejects after timeoutMs (a bound, not an assertion). */
+  /**
+   * Resolves with the first match of pattern in the console's complete lines (a line still arriving could match a
+   * prefix of its value: "mtu=140" of "mtu=1400"); rejects after timeoutMs (a bound, not an assertion).
+   */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const m = this.console.match(pattern);
+        const exited = this.child.exitCode !== null || this.child.signalCode !== null;
+        const lines = exited ? this.console : this.console.slice(0, this.console.lastIndexOf('\n') + 1);
+        const m = lines.match(pattern);
         if (m) {
           done();
           resolve(m);
-        } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        } else if (exited) {
           done();
           reject(new ConsoleTimeoutError(pattern, this.console));
         }
