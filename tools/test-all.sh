@@ -54,7 +54,9 @@ step "unit layer: in random order, without root (npm run test:unit)"
 # unit test that needs root fails too (CONTRIBUTING.md, "Two test layers"). After the tests: everything is built.
 if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
   unit_home=$(mktemp -d) && chown 65534:65534 "$unit_home"
-  setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$unit_home" npm run test:unit --silent || status=1
+  # repo-view: a clone under a directory others cannot search (mktemp -d) stays reachable for uid 65534.
+  bash tools/sandbox/private-root.sh repo-view -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+    env HOME="$unit_home" npm run test:unit --silent || status=1
   rm -rf "$unit_home"
 else
   npm run test:unit --silent || status=1

@@ -8,6 +8,8 @@
 #                                                             run CMD inside the private root (foreground)
 #   private-root.sh libvirtd ROOT [--kvm MODE]                start libvirtd there, wait for its socket, print its URI
 #   private-root.sh stop ROOT                                 stop that libvirtd and its guests
+#   private-root.sh repo-view -- CMD [ARGS...]                run CMD (as root; it may drop to another user) where the
+#                                                             repository is reachable by every user (see enter)
 #
 # --kvm gives the root a private /dev (a tmpfs with only what QEMU and libvirt need) whose /dev/kvm is chosen:
 #   host    the host's /dev/kvm (absent when the host has none)
@@ -18,8 +20,51 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-usage() { sed -n '2,17p' "$0" >&2; exit 2; }
+usage() { sed -n '2,19p' "$0" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
+# Shared by `enter` and `repo-view`: hold_repo binds the repository aside (before anything covers its path) when a
+# non-root command could not reach it; place_repo shows it again at its own path through a 0755 tmpfs put on the
+# highest path component that is missing or not searchable by others. Only inside the command's mount namespace.
+# shellcheck disable=SC2016
+repo_view_fns='
+    searchable() { local p="" c perm; local -a parts; IFS=/ read -ra parts <<<"${1#/}"
+      for c in "${parts[@]}"; do [[ -n $c ]] || continue; p="$p/$c"
+        perm=$(stat -c %A "$p" 2>/dev/null) || return 1
+        [[ ${perm:9:1} == [xt] ]] || return 1
+      done; }
+    hold_repo() {
+      held=1
+      mount -t tmpfs -o mode=0755,size=64k vlt-repo-hold /mnt
+      mkdir /mnt/repo
+      mount --bind "$1" /mnt/repo
+    }
+    place_repo() {
+      local top="" p="" c perm; local -a parts
+      IFS=/ read -ra parts <<<"${1#/}"
+      for c in "${parts[@]}"; do
+        [[ -n $c ]] || continue; p="$p/$c"
+        perm=$(stat -c %A "$p" 2>/dev/null) || { mkdir "$p"; top=$p; break; }
+        [[ ${perm:9:1} == [xt] ]] || { top=$p; break; }
+      done
+      if [[ -n $top ]]; then
+        mount -t tmpfs -o mode=0755,size=64k vlt-repo-view "$top"
+        mkdir -p "$1"
+        mount --move /mnt/repo "$1"
+      fi
+      umount /mnt
+    }
+'
+if [[ $1 == repo-view ]]; then
+  shift
+  [[ ${1:-} == -- ]] && shift
+  exec unshare -m --propagation private -- bash -c "$repo_view_fns"'
+    set -e
+    repo=$1; shift
+    held=
+    searchable "$repo" || hold_repo "$repo"
+    [[ -z $held ]] || place_repo "$repo"
+    exec "$@"' repo-view "$repo" "$@"
+fi
 verb=$1 root=$(realpath -m "$2")
 shift 2
 kvm= private_tmp=
@@ -80,21 +125,11 @@ CONF
 # --private-tmp covers it, is shown again at the same path through a small tmpfs (only inside the namespace; the
 # host's directories and their modes are not touched).
 enter() {
-  ${exec_prefix:-} unshare -m --propagation private -- bash -c '
+  ${exec_prefix:-} unshare -m --propagation private -- bash -c "$repo_view_fns"'
     set -e
     r=$1 kvm=$2 private_tmp=$3 repo=$4; shift 4
-    searchable() { local p="" c perm; local -a parts; IFS=/ read -ra parts <<<"${1#/}"
-      for c in "${parts[@]}"; do p="$p/$c"; [[ -n $c ]] || continue
-        perm=$(stat -c %A "$p" 2>/dev/null) || return 1
-        [[ ${perm:9:1} == [xt] ]] || return 1
-      done; }
-    hold_repo=
-    if ! searchable "$repo" || [[ -n $private_tmp && $repo == /tmp/* ]]; then
-      mount -t tmpfs -o mode=0755,size=64k vlt-repo-hold /mnt
-      mkdir /mnt/repo
-      mount --bind "$repo" /mnt/repo
-      hold_repo=1
-    fi
+    held=
+    if ! searchable "$repo" || [[ -n $private_tmp && $repo == /tmp/* ]]; then hold_repo "$repo"; fi
     if [[ -n $kvm ]]; then
       d=$r/.dev
       mkdir -p "$d"
@@ -126,23 +161,7 @@ enter() {
     mount --bind "$r/run" /run
     mount --bind "$r/var" /var
     if [[ -n $private_tmp ]]; then mount --bind "$r/tmp" /tmp; fi
-    if [[ -n $hold_repo ]]; then
-      # The highest component of the repository path that is missing or not searchable gets a tmpfs (0755)
-      # holding just the path down to the repository, which is moved back in place there.
-      top="" p=""
-      IFS=/ read -ra parts <<<"${repo#/}"
-      for c in "${parts[@]}"; do
-        p="$p/$c"
-        perm=$(stat -c %A "$p" 2>/dev/null) || { mkdir "$p"; top=$p; break; }
-        [[ ${perm:9:1} == [xt] ]] || { top=$p; break; }
-      done
-      if [[ -n $top ]]; then
-        mount -t tmpfs -o mode=0755,size=64k vlt-repo-view "$top"
-        mkdir -p "$repo"
-        mount --move /mnt/repo "$repo"
-      fi
-      umount /mnt
-    fi
+    [[ -z $held ]] || place_repo "$repo"
     exec "$@"' private-root "$root" "$kvm" "$private_tmp" "$repo" "$@"
 }
 

@@ -10,6 +10,7 @@ import { execa } from 'execa';
 import { CLI, type CliProcess, startCli } from './testing/cli-process.js';
 
 const SOCKET = fileURLToPath(new URL('../dist/ra/socket.js', import.meta.url));
+const PRIVATE_ROOT = fileURLToPath(new URL('../../../tools/sandbox/private-root.sh', import.meta.url));
 /** EUI-64 link-local of the bridge MAC 02:00:00:00:00:00. */
 const BRIDGE_LINK_LOCAL = 'fe80::ff:fe00:0';
 
@@ -100,7 +101,9 @@ describe('router advertisements without CAP_NET_RAW', () => {
     const child = execa(
       'ip',
       [
-        ...['netns', 'exec', net.pod, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+        // repo-view: the CLI stays reachable for uid 65534 from a clone under a directory others cannot search.
+        ...['netns', 'exec', net.pod, PRIVATE_ROOT, 'repo-view', '--'],
+        ...['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
         ...['--inh-caps=+net_bind_service', '--ambient-caps=+net_bind_service'],
         ...[process.execPath, CLI, 'serve', '--interface', 'k6t-eth0', '--client-ipv6', 'fd10:0:2::2/120', '--ra'],
       ],

@@ -19,6 +19,7 @@ import { extractIso, isoFiles, scratchDir } from '../test/helpers.js';
 import type { IsoTool } from './index.js';
 
 const CLI = join(import.meta.dirname, '..', 'dist', 'cli.js');
+const PRIVATE_ROOT = join(import.meta.dirname, '..', '..', '..', 'tools', 'sandbox', 'private-root.sh');
 const POD_UID = 107;
 const NET_BIND_SERVICE_BIT = 10n;
 const AS_POD_USER = [
@@ -43,7 +44,11 @@ afterEach(() => cleanup());
 
 function asPodUser(tool: IsoTool, command: string[]) {
   const env = { ...process.env, VIRT_EPHEMERAL_DISK_ISO_TOOL: tool };
-  const result = spawnSync('setpriv', [...AS_POD_USER, ...command], { encoding: 'utf8', env });
+  // repo-view: the CLI stays reachable for uid 107 from a clone under a directory others cannot search.
+  const result = spawnSync(PRIVATE_ROOT, ['repo-view', '--', 'setpriv', ...AS_POD_USER, ...command], {
+    encoding: 'utf8',
+    env,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
