@@ -37,6 +37,13 @@ async function main(): Promise<number> {
     }
   }
   const logger = createLogger({ component: 'virt-dhcp', level: command.logLevel });
+  // The handlers go in before the start: a SIGTERM that arrives while the sockets are being opened must still
+  // close them and exit 0, not end the process by the signal's default action.
+  let stopRequested: string | undefined;
+  let onStop: ((signal: string) => void) | undefined;
+  const requestStop = (signal: string): void => (onStop ? onStop(signal) : void (stopRequested = signal));
+  process.once('SIGTERM', () => requestStop('SIGTERM'));
+  process.once('SIGINT', () => requestStop('SIGINT'));
   let server;
   try {
     server = await startDhcpServer(command.config, { logger });
@@ -50,12 +57,11 @@ async function main(): Promise<number> {
   }
   const running = server;
   await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
+    onStop = (signal: string): void => {
       logger.info('stopping', { signal });
       void running.close().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    if (stopRequested) onStop(stopRequested);
   });
   return 0;
 }
