@@ -79,16 +79,21 @@ async function applyChange(
 export function watchVmiFile(s: RunState, spec: PodSpec, net: PodNetwork): void {
   let current = spec.vmi;
   let queue = Promise.resolve();
-  const onChange = (now: fs.Stats, prev: fs.Stats) => {
-    if (now.mtimeMs === prev.mtimeMs && now.size === prev.size) return;
+  // The baseline is taken now, before the line below tells anyone the watch is on: fs.watchFile takes its own
+  // first stat later, so a change written right after that line could become its baseline and never be seen.
+  const stamp = (st: fs.Stats | undefined) => (st ? `${st.mtimeMs}/${st.size}/${st.ino}` : 'gone');
+  let last = stamp(fs.statSync(s.args.vmiFile, { throwIfNoEntry: false }));
+  const poll = setInterval(() => {
+    const now = stamp(fs.statSync(s.args.vmiFile, { throwIfNoEntry: false }));
+    if (now === last) return;
+    last = now;
     queue = queue.then(async () => {
       s.print(`watch: ${s.args.vmiFile} changed`);
       current = await applyChange(s, spec, net, current);
     });
-  };
-  fs.watchFile(s.args.vmiFile, { interval: POLL_MS }, onChange);
+  }, POLL_MS);
   s.cleanup.push('watch VMI file', async () => {
-    fs.unwatchFile(s.args.vmiFile, onChange);
+    clearInterval(poll);
     await queue;
   });
   s.print(`watch: applying changes of ${s.args.vmiFile} (virt-handler's part: hotplug volumes, taps, Sync)`);
