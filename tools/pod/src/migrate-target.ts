@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
+import { handlerSyncRequest } from './handler-options.js';
 import type { HypervisorDecision } from './hypervisor.js';
 import { podLayout } from './layout.js';
 import { createPodNetwork, type PodNetwork } from './namespaces.js';
@@ -26,24 +27,6 @@ export interface TargetPod {
   spec: PodSpec;
   net: PodNetwork;
   pod: PodProcess;
-}
-
-/** What virt-handler sends with SyncVirtualMachine / SyncMigrationTarget for this VMI (as run-phases.ts does). */
-export function handlerOptions(vmi: VirtualMachineInstance) {
-  const masq = vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
-  return {
-    VirtualMachineSMBios: { manufacturer: 'KubeVirt', product: 'None', version: '', sku: '', family: 'KubeVirt' },
-    MemBalloonStatsPeriod: 10,
-    PreallocatedVolumes: [],
-    topology: undefined,
-    DisksInfo: {},
-    ExpandDisksEnabled: false,
-    clusterConfig: undefined,
-    interfaceDomainAttachment: masq ? { [masq.name]: 'tap' } : {},
-    interfaceMigration: {},
-    pluginsJson: Buffer.alloc(0),
-    GraceHostDeviceAliases: [],
-  };
 }
 
 export async function startTargetPod(
@@ -74,11 +57,7 @@ export async function startTargetPod(
   await connectToLauncher(t, spec, pod, started);
   const res = await t.interruptible(
     'SyncMigrationTarget',
-    t.launcher!.call(
-      'syncMigrationTarget',
-      { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options: handlerOptions(vmi) },
-      60_000,
-    ),
+    t.launcher!.call('syncMigrationTarget', handlerSyncRequest(vmi), 60_000),
   );
   if (!res.success) throw new StartFailedError(`SyncMigrationTarget: ${res.message}`);
   t.clock.mark('target pod ready (SyncMigrationTarget)', started);

@@ -14,6 +14,7 @@ import {
   planMasquerade,
   type VmiLike,
 } from '@virt-launcher/netsetup';
+import { handlerSyncRequest, masqueradeInterface } from './handler-options.js';
 import { HandlerDecisions, startHandlerStandIn, type DomainEventSummary } from './handler-standin.js';
 import type { PodLayout } from './layout.js';
 import { placeContainerDisks } from './layout.js';
@@ -39,10 +40,6 @@ export interface PodSpec {
 }
 
 /** The NIC that uses the masquerade binding, if any. */
-function masqueradeInterface(vmi: VirtualMachineInstance) {
-  return vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
-}
-
 /** virt-handler's network phase 1: netsetup plans and applies bridge, tap and nftables in the pod namespace. */
 export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwork) {
   const { vmi, name } = spec;
@@ -198,28 +195,8 @@ export async function connectToLauncher(s: RunState, spec: PodSpec, pod: PodProc
 /** virt-handler's SyncVirtualMachine with the options it sends for this VMI; a refusal ends the run. */
 export async function syncVirtualMachine(s: RunState, spec: PodSpec): Promise<void> {
   const launcher = s.launcher!;
-  const masq = masqueradeInterface(spec.vmi);
   const syncStart = performance.now();
-  const sync = launcher.call(
-    'syncVirtualMachine',
-    {
-      vmi: { vmiJson: Buffer.from(JSON.stringify(spec.vmi)) },
-      options: {
-        VirtualMachineSMBios: { manufacturer: 'KubeVirt', product: 'None', version: '', sku: '', family: 'KubeVirt' },
-        MemBalloonStatsPeriod: 10,
-        PreallocatedVolumes: [],
-        topology: undefined,
-        DisksInfo: {},
-        ExpandDisksEnabled: false,
-        clusterConfig: undefined,
-        interfaceDomainAttachment: masq ? { [masq.name]: 'tap' } : {},
-        interfaceMigration: {},
-        pluginsJson: Buffer.alloc(0),
-        GraceHostDeviceAliases: [],
-      },
-    },
-    60_000,
-  );
+  const sync = launcher.call('syncVirtualMachine', handlerSyncRequest(spec.vmi), 60_000);
   const res = await s.interruptible('SyncVirtualMachine', sync);
   if (!res.success) {
     s.syncFailed = true;

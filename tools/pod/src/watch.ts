@@ -4,6 +4,7 @@
 // change says what was done or why it failed; a failure does not end the pod.
 import fs from 'node:fs';
 import { parseVmi, type VirtualMachineInstance } from '@virt-launcher/converter';
+import { handlerSyncRequest } from './handler-options.js';
 import type { PodNetwork } from './namespaces.js';
 import { POD_UID } from './non-root.js';
 import { prepareHotplugVolumes, prepareSecondaryTaps, removeUnpluggedVolumes } from './hotplug.js';
@@ -11,26 +12,6 @@ import type { PodSpec } from './run-phases.js';
 import type { RunState } from './run-state.js';
 
 const POLL_MS = 500;
-
-function syncRequest(vmi: VirtualMachineInstance) {
-  const masq = vmi.spec?.domain?.devices?.interfaces?.find((i) => i.masquerade);
-  return {
-    vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
-    options: {
-      VirtualMachineSMBios: { manufacturer: 'KubeVirt', product: 'None', version: '', sku: '', family: 'KubeVirt' },
-      MemBalloonStatsPeriod: 10,
-      PreallocatedVolumes: [],
-      topology: undefined,
-      DisksInfo: {},
-      ExpandDisksEnabled: false,
-      clusterConfig: undefined,
-      interfaceDomainAttachment: masq ? { [masq.name]: 'tap' } : {},
-      interfaceMigration: {},
-      pluginsJson: Buffer.alloc(0),
-      GraceHostDeviceAliases: [],
-    },
-  };
-}
 
 const cpuKey = (v: VirtualMachineInstance) => JSON.stringify(v.spec?.domain?.cpu?.sockets ?? null);
 const memoryKey = (v: VirtualMachineInstance) => JSON.stringify(v.spec?.domain?.memory?.guest ?? null);
@@ -56,16 +37,16 @@ async function applyChange(
   try {
     const withStatus = prepareHotplugVolumes(next, spec.layout, s.args.volumes, owner);
     for (const tap of prepareSecondaryTaps(next, net.podNs, owner)) s.print(`watch: tap ${tap} made in the pod`);
-    const res = await launcher.call('syncVirtualMachine', syncRequest(withStatus), 120_000);
+    const res = await launcher.call('syncVirtualMachine', handlerSyncRequest(withStatus), 120_000);
     s.print(`watch: SyncVirtualMachine ${res.success ? 'ok' : `failed: ${res.message}`}`);
     if (!res.success) return before;
     for (const f of removeUnpluggedVolumes(next, spec.layout)) s.print(`watch: hotplug file ${f} removed`);
     if (cpuKey(next) !== cpuKey(before)) {
-      const r = await launcher.call('syncVirtualMachineCpUs', syncRequest(withStatus), 60_000);
+      const r = await launcher.call('syncVirtualMachineCpUs', handlerSyncRequest(withStatus), 60_000);
       s.print(`watch: SyncVirtualMachineCPUs ${r.success ? 'ok' : `failed: ${r.message}`}`);
     }
     if (memoryKey(next) !== memoryKey(before)) {
-      const r = await launcher.call('syncVirtualMachineMemory', syncRequest(withStatus), 60_000);
+      const r = await launcher.call('syncVirtualMachineMemory', handlerSyncRequest(withStatus), 60_000);
       s.print(`watch: SyncVirtualMachineMemory ${r.success ? 'ok' : `failed: ${r.message}`}`);
     }
   } catch (err) {
