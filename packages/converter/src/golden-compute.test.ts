@@ -1,0 +1,96 @@
+// Golden vectors from KubeVirt's compute configurator tests (testdata/kubevirt; COVERAGE-compute.md maps
+// every test case of that folder to a vector or to the reason it has none). One configurator runs alone
+// on the test's VMI with the test's options, as the Go test does. A positive vector compares the elements
+// that configurator writes with expected.xml; a negative one (expected-error.txt) checks that the step
+// refuses with a ConversionError naming the VMI field on its first line (and, when present, containing
+// the text of its second line).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { balloon } from './configurators/balloon.js';
+import type { Configurator } from './configurators/configurator.js';
+import { watchdog } from './configurators/watchdog.js';
+import { resolveContext } from './context/resolve.js';
+import { emptyDomain } from './domain/types.js';
+import { ConversionError } from './errors.js';
+import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
+import { flatten, GOLDEN_DIR, goldenJson, readGolden, tree } from './testing/golden.js';
+import { normalize, parseXml, type Node } from './testing/xml-tree.js';
+import type { VirtualMachineInstance } from './vmi/types.js';
+import { toDomainXml } from './xml/domain-xml.js';
+
+/**
+ * vector folder, the configurator KubeVirt's test builds, and the elements it writes: `name` is a child
+ * of <domain>, `devices/name` a child of <devices>.
+ */
+const VECTORS: [string, Configurator, string[]][] = [
+  ['watchdog-none-amd64', watchdog, ['devices/watchdog']],
+  ['watchdog-none-arm64', watchdog, ['devices/watchdog']],
+  ['watchdog-none-s390x', watchdog, ['devices/watchdog']],
+  ['watchdog-arm64-refused', watchdog, ['devices/watchdog']],
+  ['watchdog-amd64-no-type', watchdog, ['devices/watchdog']],
+  ['watchdog-s390x-no-diag288', watchdog, ['devices/watchdog']],
+  ['balloon-plain', balloon, ['devices/memballoon']],
+  ['balloon-sev-iommu', balloon, ['devices/memballoon']],
+  ['balloon-pv-iommu', balloon, ['devices/memballoon']],
+  ['balloon-sev-pv-iommu', balloon, ['devices/memballoon']],
+  ['balloon-free-page-reporting', balloon, ['devices/memballoon']],
+  ['balloon-stats-period', balloon, ['devices/memballoon']],
+  ['balloon-autoattach-off', balloon, ['devices/memballoon']],
+];
+
+function pick(root: Node, paths: string[]): Node[] {
+  return paths.flatMap((path) => {
+    const [first, second] = path.split('/');
+    const top = root.children.filter((c) => c.name === first);
+    return second === undefined ? top : top.flatMap((t) => t.children.filter((c) => c.name === second));
+  });
+}
+
+/** Attribute order carries no meaning in XML: both trees list attributes by name. */
+function sortedAttrs(node: Node): Node {
+  const attrs = Object.fromEntries(Object.entries(node.attrs).sort(([a], [b]) => a.localeCompare(b)));
+  return { ...node, attrs, children: node.children.map(sortedAttrs) };
+}
+
+const EMPTY: Node = { name: 'fragment', attrs: {}, children: [], text: '' };
+
+/** Runs the vector's configurator alone; the Go test's configurator options are architecture facts here. */
+function run(vector: string, step: Configurator): string {
+  const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
+  const json = goldenJson(vector, 'context.json');
+  const resolved = resolveContext(ConverterContext.fromJSON(json), vmi);
+  if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
+  if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
+  if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
+  if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
+  if (json.romTuningSupported === false) resolved.arch = { ...resolved.arch, romTuning: false };
+  const domain = emptyDomain();
+  step.configure(vmi, domain, resolved);
+  return toDomainXml(domain);
+}
+
+function refusal(vector: string, step: Configurator): unknown {
+  try {
+    run(vector, step);
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe('golden vectors: KubeVirt compute configurator tests', () => {
+  it.each(VECTORS)('%s', (vector, step, paths) => {
+    if (existsSync(join(GOLDEN_DIR, vector, 'expected-error.txt'))) {
+      const [field, text] = readGolden(vector, 'expected-error.txt').trim().split('\n');
+      const err = refusal(vector, step);
+      expect(err).toBeInstanceOf(ConversionError);
+      expect((err as ConversionError).field).toBe(field);
+      if (text) expect((err as ConversionError).message).toContain(text.trim());
+      return;
+    }
+    const actual = normalize({ ...EMPTY, children: pick(parseXml(run(vector, step)), paths) }) ?? EMPTY;
+    const expected = tree(readGolden(vector, 'expected.xml'));
+    expect(flatten(sortedAttrs(actual)).join('\n')).toEqual(flatten(sortedAttrs(expected)).join('\n'));
+  });
+});
