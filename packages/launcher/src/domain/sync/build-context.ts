@@ -9,6 +9,7 @@ import type { LauncherPaths } from '../../paths.js';
 import type { VmiView } from '../../vmi.js';
 import { defaultedNetworking } from './default-pod-network.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
+import type { HostDeviceLists } from './host-devices/from-environment.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
 export interface HostFacts {
@@ -28,6 +29,8 @@ export interface HostFacts {
   bridgeGuestMacs?: Record<string, string>;
   /** The pod's cgroup cpuset, sorted (pod-cpuset.ts); read only for a VMI with dedicatedCpuPlacement. */
   podCpuSet?: number[];
+  /** Host devices, GPUs and SR-IOV VFs the device plugins and Multus gave the pod (host-devices/). */
+  hostDevices?: HostDeviceLists;
 }
 
 const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
@@ -168,8 +171,8 @@ export function buildContext(
     applyCbt: {},
     hotplugPorts: true,
     nonRoot: flags.runAsNonroot,
-    genericHostDevices: [],
-    gpuHostDevices: [],
-    sriovDevices: [],
+    genericHostDevices: [...(facts.hostDevices?.genericHostDevices ?? [])],
+    gpuHostDevices: [...(facts.hostDevices?.gpuHostDevices ?? [])],
+    sriovDevices: [...(facts.hostDevices?.sriovDevices ?? [])],
   };
 }

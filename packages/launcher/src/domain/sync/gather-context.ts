@@ -12,6 +12,7 @@ import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
 import { bridgeGuestMacs } from '../../network/dhcp-targets.js';
 import { readPodCpuSet, wantsDedicatedCpus } from './pod-cpuset.js';
+import { readHostDevices } from './host-devices/read.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
   return stat(path).then(
@@ -76,6 +77,8 @@ export async function probeHost(env: SyncEnv, vmi: VmiView): Promise<HostFacts> 
     bridgeGuestMacs: await bridgeGuestMacs(env.paths.privateDir, vmi),
     // Only dedicated placement pins to it; an unreadable cpuset then fails the sync, as KubeVirt's does.
     podCpuSet: wantsDedicatedCpus(vmi) ? await readPodCpuSet(env.cgroupRoot) : undefined,
+    // Device plugins' PCI_RESOURCE_*/MDEV_PCI_RESOURCE_*/USB_RESOURCE_* and Multus's network-info file.
+    hostDevices: await readHostDevices(vmi.raw, env.paths.runRoot),
   };
 }
 

@@ -1,0 +1,171 @@
+// `spec.domain.devices.hostDevices` and `gpus` resolved against the device plugins' environment variables, as
+// KubeVirt's launcher does: every device of a list first tries the PCI pool of its resource, then every device the
+// mediated-device pool (and, for host devices, the USB pool); the list comes out PCI devices first, then mdevs.
+// Unlike KubeVirt, which only compares counts, each device must get exactly one address, and the address must
+// have its exact shape: a device the VMI asked for is never silently missing or doubled.
+import { MDEV_PREFIX, PCI_PREFIX, USB_PREFIX, isMdevUuid, isPciAddress, isResourceName } from './addresses.js';
+import { AddressPool, type Env, type PopResult } from './address-pool.js';
+import { HostDeviceError } from './errors.js';
+import { hostDevice, type WireHostDevice } from './wire.js';
+
+/** `virtualGPUOptions.display` of a GPU; absent fields keep KubeVirt's defaults (both on). */
+export interface DisplayOptions {
+  enabled?: boolean;
+  ramFB?: { enabled?: boolean };
+}
+
+/** One entry of `hostDevices` or `gpus`, as the VMI JSON spells it. */
+export interface DeviceRequest {
+  name?: unknown;
+  deviceName?: unknown;
+  claimName?: unknown;
+  requestName?: unknown;
+  virtualGPUOptions?: { display?: DisplayOptions };
+}
+
+interface Checked {
+  field: string;
+  name: string;
+  resource: string;
+  display?: DisplayOptions;
+}
+
+function check(list: DeviceRequest[], listField: string, gpu: boolean): Checked[] {
+  return list.map((d, i) => {
+    const field = `${listField}[${i}]`;
+    const name = typeof d.name === 'string' ? d.name : '';
+    if (d.claimName !== undefined || d.requestName !== undefined) {
+      throw new HostDeviceError(
+        `${field}.claimName`,
+        'DRA resource claim',
+        String(d.claimName ?? d.requestName),
+        'devices allocated through DRA resource claims are not supported by this launcher yet',
+      );
+    }
+    if (typeof d.deviceName !== 'string' || !isResourceName(d.deviceName)) {
+      const value = typeof d.deviceName === 'string' ? d.deviceName : JSON.stringify(d.deviceName ?? null);
+      throw new HostDeviceError(
+        `${field}.deviceName`,
+        'spec',
+        value,
+        'is not a resource name a device plugin can provide (vendor.example/name)',
+      );
+    }
+    // Only a GPU has display options; a host device never shows one, whatever its JSON carries.
+    return { field, name, resource: d.deviceName, display: gpu ? d.virtualGPUOptions?.display : undefined };
+  });
+}
+
+/** A PCI GPU shows a display only when asked explicitly (it may be plain passthrough); ramfb then defaults on. */
+function pciDisplay(display: DisplayOptions | undefined): Pick<WireHostDevice, 'display' | 'ramfb'> {
+  if (display?.enabled !== true) return { display: false, ramfb: false };
+  return { display: true, ramfb: display.ramFB?.enabled !== false };
+}
+
+/** A vGPU's display defaults on once `display` is given at all. */
+function mdevDisplay(display: DisplayOptions | undefined): Pick<WireHostDevice, 'display' | 'ramfb'> {
+  if (display === undefined || display.enabled === false) return { display: false, ramfb: false };
+  return { display: true, ramfb: display.ramFB?.enabled !== false };
+}
+
+type Kind = 'pci' | 'mdev' | 'usb';
+
+interface Found {
+  request: Checked;
+  kind: Kind;
+  envVar: string;
+  address: string;
+}
+
+function popAll(requests: Checked[], pool: AddressPool, kind: Kind): { found: Found[]; outcomes: PopResult[] } {
+  const found: Found[] = [];
+  const outcomes = requests.map((request) => {
+    const result = pool.pop(request.resource);
+    if (result.kind === 'address') {
+      found.push({ request, kind, envVar: pool.envVar(request.resource), address: result.address });
+    }
+    return result;
+  });
+  return { found, outcomes };
+}
+
+function validate(f: Found): void {
+  const ok = f.kind === 'pci' ? isPciAddress(f.address) : f.kind === 'mdev' ? isMdevUuid(f.address) : true;
+  if (ok) return;
+  const shape = f.kind === 'pci' ? 'a PCI address (0000:81:01.0)' : 'a mediated device UUID';
+  throw new HostDeviceError(f.request.field, f.envVar, f.address, `the device plugin's address is not ${shape}`);
+}
+
+/** Why a device got no address: names every variable that was looked at and what was in it. */
+function missing(request: Checked, pools: AddressPool[], outcomes: PopResult[][], index: number): HostDeviceError {
+  const tried = pools.map((pool, p) => {
+    const outcome = outcomes[p]?.[index]?.kind === 'exhausted' ? 'has no address left' : 'is not set';
+    return `${pool.envVar(request.resource)} ${outcome}`;
+  });
+  return new HostDeviceError(
+    request.field,
+    pools.map((p) => p.envVar(request.resource)).join(', '),
+    '',
+    `no device allocated for resource ${JSON.stringify(request.resource)}: ${tried.join('; ')}`,
+  );
+}
+
+export interface ListOptions {
+  listField: string;
+  aliasPrefix: string;
+  /** GPUs read display options, and the first vGPU gets a display (and ramfb) when no GPU configured one. */
+  gpu: boolean;
+  /** Host devices may also be USB devices (USB_RESOURCE_*). */
+  usb: boolean;
+}
+
+export function devicesFromPlugins(list: DeviceRequest[], env: Env, options: ListOptions): WireHostDevice[] {
+  const requests = check(list, options.listField, options.gpu);
+  if (requests.length === 0) return [];
+  const resources = new Set(requests.map((r) => r.resource));
+  const pools = [new AddressPool(PCI_PREFIX, resources, env), new AddressPool(MDEV_PREFIX, resources, env)];
+  if (options.usb) pools.push(new AddressPool(USB_PREFIX, resources, env));
+  const kinds: Kind[] = ['pci', 'mdev', 'usb'];
+  const rounds = pools.map((pool, p) => popAll(requests, pool, kinds[p] ?? 'pci'));
+  const found = rounds.flatMap((r) => r.found);
+  requests.forEach((request, i) => {
+    const mine = found.filter((f) => f.request === request);
+    if (mine.length === 0)
+      throw missing(
+        request,
+        pools,
+        rounds.map((r) => r.outcomes),
+        i,
+      );
+    if (mine.length > 1) {
+      throw new HostDeviceError(
+        request.field,
+        mine.map((f) => f.envVar).join(', '),
+        mine.map((f) => f.address).join(', '),
+        `resource ${JSON.stringify(request.resource)} was allocated by more than one device plugin`,
+      );
+    }
+  });
+  found.forEach(validate);
+  const usb = found.find((f) => f.kind === 'usb');
+  if (usb) {
+    throw new HostDeviceError(
+      usb.request.field,
+      usb.envVar,
+      usb.address,
+      'USB host devices are not supported by this launcher yet',
+    );
+  }
+  const devices = found.map((f) => {
+    const alias = `${options.aliasPrefix}${f.request.name}`;
+    return f.kind === 'pci'
+      ? hostDevice({ type: 'pci', alias, pciAddress: f.address, ...pciDisplay(f.request.display) })
+      : hostDevice({ type: 'mdev', alias, mdevUuid: f.address, ...mdevDisplay(f.request.display) });
+  });
+  const firstMdev = devices.find((d) => d.type === 'mdev');
+  if (options.gpu && firstMdev && requests.every((r) => r.display === undefined)) {
+    firstMdev.display = true;
+    firstMdev.ramfb = true;
+  }
+  return devices;
+}

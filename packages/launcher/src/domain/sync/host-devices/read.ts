@@ -1,0 +1,29 @@
+// The impure half: reads the network-info file (only for a VMI that needs it) and hands the process environment
+// to the pure `hostDeviceLists`. Multus may still be writing the annotation when the pod starts, so an empty file
+// is re-read for up to a second before it counts as empty, as KubeVirt's launcher waits.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Env } from './address-pool.js';
+import { hostDeviceLists, hostDeviceSpec, needsNetworkInfo, type HostDeviceLists } from './from-environment.js';
+import { NETWORK_INFO_PATH } from './sriov.js';
+
+async function readUntilNotEmpty(path: string, attempts = 10, pauseMs = 100): Promise<string | undefined> {
+  for (let i = 0; ; i++) {
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === undefined || text !== '' || i + 1 >= attempts) return text;
+    await sleep(pauseMs);
+  }
+}
+
+/** `runRoot` is the launcher's --run-root (`/` in a pod), under which the downward-API file is looked for. */
+export async function readHostDevices(
+  vmiJson: Buffer,
+  runRoot: string,
+  env: Env = process.env,
+): Promise<HostDeviceLists> {
+  const spec = hostDeviceSpec(vmiJson);
+  const path = join(runRoot, NETWORK_INFO_PATH);
+  const networkInfo = needsNetworkInfo(spec) ? await readUntilNotEmpty(path) : undefined;
+  return hostDeviceLists(spec, env, networkInfo, path);
+}
