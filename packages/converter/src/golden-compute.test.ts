@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balloon } from './configurators/balloon.js';
+import { clock } from './configurators/clock.js';
 import type { Configurator } from './configurators/configurator.js';
 import { watchdog } from './configurators/watchdog.js';
 import { resolveContext } from './context/resolve.js';
@@ -37,6 +38,12 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['balloon-free-page-reporting', balloon, ['devices/memballoon']],
   ['balloon-stats-period', balloon, ['devices/memballoon']],
   ['balloon-autoattach-off', balloon, ['devices/memballoon']],
+  ['clock-none', clock, ['clock']],
+  ['clock-utc-reset', clock, ['clock']],
+  ['clock-hyperv-timer', clock, ['clock']],
+  ['clock-all-timers', clock, ['clock']],
+  ['clock-tsc-only', clock, ['clock']],
+  ['clock-tsc-appended', clock, ['clock']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
