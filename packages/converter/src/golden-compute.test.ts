@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balloon } from './configurators/balloon.js';
 import { clock } from './configurators/clock.js';
+import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
+import { panic } from './configurators/panic.js';
+import { rng } from './configurators/rng.js';
+import { sound } from './configurators/sound.js';
 import { watchdog } from './configurators/watchdog.js';
 import { resolveContext } from './context/resolve.js';
 import { emptyDomain } from './domain/types.js';
@@ -44,6 +48,13 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['clock-all-timers', clock, ['clock']],
   ['clock-tsc-only', clock, ['clock']],
   ['clock-tsc-appended', clock, ['clock']],
+  ['console-serial-autoattach-true', consoleSerial, ['devices/serial', 'devices/console']],
+  ['console-autoattach-false', consoleSerial, ['devices/serial', 'devices/console']],
+  ['sound-none', sound, ['devices/sound']],
+  ['sound-ich9', sound, ['devices/sound']],
+  ['sound-invalid-model', sound, ['devices/sound']],
+  ['panic-none', panic, ['devices/panic']],
+  ['rng-none', rng, ['devices/rng']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
