@@ -8,12 +8,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balloon } from './configurators/balloon.js';
+import { channels } from './configurators/channels.js';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
+import { rebootPolicy } from './configurators/reboot-policy.js';
 import { sound } from './configurators/sound.js';
+import { tpm } from './configurators/tpm.js';
+import { usbRedirection } from './configurators/usb-redirection.js';
+import { vsock } from './configurators/vsock.js';
 import { watchdog } from './configurators/watchdog.js';
 import { resolveContext } from './context/resolve.js';
 import { emptyDomain } from './domain/types.js';
@@ -55,6 +60,18 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['sound-invalid-model', sound, ['devices/sound']],
   ['panic-none', panic, ['devices/panic']],
   ['rng-none', rng, ['devices/rng']],
+  ['channels-guest-agent', channels, ['devices/channel']],
+  ['channels-downwardmetrics', channels, ['devices/channel']],
+  ['vsock-none', vsock, ['devices/vsock']],
+  ['vsock-global', vsock, ['devices/vsock']],
+  ['tpm-none', tpm, ['devices/tpm']],
+  ['tpm-ephemeral', tpm, ['devices/tpm']],
+  ['tpm-persistent', tpm, ['devices/tpm']],
+  ['usbredir-none', usbRedirection, ['devices/redirdev']],
+  ['usbredir-client-passthrough', usbRedirection, ['devices/redirdev']],
+  ['reboot-policy-none', rebootPolicy, ['on_reboot']],
+  ['reboot-policy-terminate', rebootPolicy, ['on_reboot']],
+  ['reboot-policy-reboot', rebootPolicy, ['on_reboot']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
