@@ -5,6 +5,7 @@ import { ConversionError, quote } from '../errors.js';
 import type { Disk, VirtualMachineInstance } from '../vmi/types.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
 import { assignTargets, suffixToIndex } from './disk-names.js';
+import { diskBlockIo } from './block-size.js';
 import { volumeDisk } from './disk-sources.js';
 
 interface VolumeLookup {
@@ -143,17 +144,16 @@ function reservation(out: DomainDisk, { disk, ctx }: DiskInput): void {
   };
 }
 
-/** Shareable (cache none, the only safe cache for a disk written by two guests) and a custom block size. */
-function sharingAndBlockSize(out: DomainDisk, { disk, field }: DiskInput): void {
+/** Shareable (cache none, the only safe cache for a disk written by two guests) and the block size. */
+function sharingAndBlockSize(out: DomainDisk, { disk, field, ctx }: DiskInput): void {
   if (disk.shareable) {
     out.shareable = true;
     out.driver.cache ??= 'none';
     if (out.driver.cache !== 'none')
       throw new ConversionError(`${field}.cache`, disk.cache, 'a shareable disk needs cache none');
   }
-  const custom = disk.blockSize?.custom;
-  if (custom)
-    out.blockio = { logical: custom.logical, physical: custom.physical, discardGranularity: custom.discardGranularity };
+  const blockio = diskBlockIo(disk, field, ctx);
+  if (blockio) out.blockio = blockio;
 }
 
 /** A CD-ROM without a volume is an empty tray, ready for media to be inserted later. */

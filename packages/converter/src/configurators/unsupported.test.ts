@@ -17,25 +17,13 @@ function refusal(domain: Partial<DomainSpec>, ctx = {}): ConversionError | undef
 }
 
 describe('unsupported features are refused, never dropped', () => {
-  it.each([
-    [
-      { devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: true } } }] } },
-      'spec.domain.devices.disks[0].blockSize.matchVolume',
-      'd',
-    ],
-  ])('%j -> %s', (domain, field, value) => {
-    const e = refusal(domain as Partial<DomainSpec>);
-    expect(e?.field).toBe(field);
-    expect(e?.value).toBe(value);
-    expect(e?.message).toContain('not supported');
-  });
   it('launch security, realtime and NUMA passthrough are no longer refused here (they are built)', () => {
     expect(refusal({ launchSecurity: { sev: {} } })).toBe(undefined);
     expect(refusal({ cpu: { dedicatedCpuPlacement: true, realtime: {} } })).toBe(undefined);
     expect(refusal({}, { useLaunchSecuritySev: true, useLaunchSecurityPv: true })).toBe(undefined);
   });
-  it('matchVolume switched off, or with a custom size, is fine', () => {
-    expect(refusal({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: false } } }] } })).toBe(
+  it('blockSize.matchVolume is no longer refused here (the disks configurator builds it from the context)', () => {
+    expect(refusal({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: { enabled: true } } }] } })).toBe(
       undefined,
     );
   });
@@ -52,8 +40,8 @@ describe('unsupported features are refused, never dropped', () => {
       undefined,
     );
   });
-  it('convert() refuses before building anything', () => {
-    const v = vmi({ devices: { disks: [{ name: 'd', blockSize: { matchVolume: {} } }] } });
-    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/block size detection/);
+  it('convert() refuses a missing host device before building anything', () => {
+    const v = vmi({ devices: { gpus: [{ name: 'g1', deviceName: 'nvidia.com/T4' }] } });
+    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/no host device "gpu-g1"/);
   });
 });

@@ -5,8 +5,6 @@ import { ConversionError, quote } from '../errors.js';
 import type { HostDevice } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { Configurator } from './configurator.js';
 
-const NOT_YET = 'is not supported by this launcher yet';
-
 function requireHostDevice(list: HostDevice[], alias: string, field: string, name: string, listName: string): void {
   if (list.some((d) => d.alias === alias)) return;
   throw new ConversionError(
@@ -20,16 +18,6 @@ export const unsupported: Configurator = {
   name: 'unsupported',
   configure(vmi, _domain, ctx) {
     const spec = vmi.spec.domain;
-    (spec.devices.disks ?? []).forEach((disk, i) => {
-      const match = disk.blockSize?.matchVolume;
-      if (match && match.enabled !== false && !disk.blockSize?.custom) {
-        throw new ConversionError(
-          `spec.domain.devices.disks[${i}].blockSize.matchVolume`,
-          disk.name,
-          `block size detection ${NOT_YET} (set blockSize.custom instead)`,
-        );
-      }
-    });
     // Devices come from the device plugins through the launcher; one the VMI asks for must be there.
     (spec.devices.gpus ?? []).forEach((gpu, i) =>
       requireHostDevice(

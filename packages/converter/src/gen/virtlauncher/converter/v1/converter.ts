@@ -144,6 +144,17 @@ export interface SevFacts {
   reducedPhysBits: number;
 }
 
+/**
+ * A volume's block sizes as the launcher measured them for blockSize.matchVolume: a block device's
+ * logical and physical sector sizes and its discard granularity, or for a file the block size of the
+ * filesystem it lives on (all three the same), as KubeVirt's launcher measures them.
+ */
+export interface VolumeBlockSizes {
+  logical: number;
+  physical: number;
+  discardGranularity: number;
+}
+
 export interface ConverterContext {
   /** GOARCH spelling: amd64, arm64, s390x. Left out: the host's. */
   architecture?:
@@ -206,7 +217,14 @@ export interface ConverterContext {
   sriovDevices: HostDevice[];
   /** Host NUMA topology, needed for spec.domain.cpu.numa.guestMappingPassthrough. */
   hostNumaNodes: HostNumaNode[];
-  sev?: SevFacts | undefined;
+  sev?:
+    | SevFacts
+    | undefined;
+  /**
+   * Volume name -> its measured block sizes, for disks with blockSize.matchVolume. A matching disk whose
+   * volume is missing here is refused: the converter never guesses a size.
+   */
+  volumeBlockSizes: { [key: string]: VolumeBlockSizes };
 }
 
 export interface ConverterContext_IsBlockPvcEntry {
@@ -247,6 +265,11 @@ export interface ConverterContext_PodInterfacesEntry {
 export interface ConverterContext_ApplyCbtEntry {
   key: string;
   value: string;
+}
+
+export interface ConverterContext_VolumeBlockSizesEntry {
+  key: string;
+  value: VolumeBlockSizes | undefined;
 }
 
 export interface ConvertRequest {
@@ -1682,6 +1705,111 @@ export const SevFacts: MessageFns<SevFacts> = {
   },
 };
 
+function createBaseVolumeBlockSizes(): VolumeBlockSizes {
+  return { logical: 0, physical: 0, discardGranularity: 0 };
+}
+
+export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
+  encode(message: VolumeBlockSizes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.logical !== 0) {
+      writer.uint32(8).uint32(message.logical);
+    }
+    if (message.physical !== 0) {
+      writer.uint32(16).uint32(message.physical);
+    }
+    if (message.discardGranularity !== 0) {
+      writer.uint32(24).uint32(message.discardGranularity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VolumeBlockSizes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVolumeBlockSizes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.logical = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.physical = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.discardGranularity = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VolumeBlockSizes {
+    return {
+      logical: isSet(object.logical) ? globalThis.Number(object.logical) : 0,
+      physical: isSet(object.physical) ? globalThis.Number(object.physical) : 0,
+      discardGranularity: isSet(object.discardGranularity)
+        ? globalThis.Number(object.discardGranularity)
+        : isSet(object.discard_granularity)
+        ? globalThis.Number(object.discard_granularity)
+        : 0,
+    };
+  },
+
+  toJSON(message: VolumeBlockSizes): unknown {
+    const obj: any = {};
+    if (message.logical !== 0) {
+      obj.logical = Math.round(message.logical);
+    }
+    if (message.physical !== 0) {
+      obj.physical = Math.round(message.physical);
+    }
+    if (message.discardGranularity !== 0) {
+      obj.discardGranularity = Math.round(message.discardGranularity);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VolumeBlockSizes>, I>>(base?: I): VolumeBlockSizes {
+    return VolumeBlockSizes.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VolumeBlockSizes>, I>>(object: I): VolumeBlockSizes {
+    const message = createBaseVolumeBlockSizes();
+    message.logical = object.logical ?? 0;
+    message.physical = object.physical ?? 0;
+    message.discardGranularity = object.discardGranularity ?? 0;
+    return message;
+  },
+};
+
 function createBaseConverterContext(): ConverterContext {
   return {
     architecture: undefined,
@@ -1715,6 +1843,7 @@ function createBaseConverterContext(): ConverterContext {
     sriovDevices: [],
     hostNumaNodes: [],
     sev: undefined,
+    volumeBlockSizes: {},
   };
 }
 
@@ -1820,6 +1949,9 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     if (message.sev !== undefined) {
       SevFacts.encode(message.sev, writer.uint32(250).fork()).join();
     }
+    globalThis.Object.entries(message.volumeBlockSizes).forEach(([key, value]: [string, VolumeBlockSizes]) => {
+      ConverterContext_VolumeBlockSizesEntry.encode({ key: key as any, value }, writer.uint32(258).fork()).join();
+    });
     return writer;
   },
 
@@ -2116,6 +2248,17 @@ export const ConverterContext: MessageFns<ConverterContext> = {
             }
 
             message.sev = SevFacts.decode(reader, reader.uint32());
+            continue;
+          }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            const entry32 = ConverterContext_VolumeBlockSizesEntry.decode(reader, reader.uint32());
+            if (entry32.value !== undefined) {
+              message.volumeBlockSizes[entry32.key] = entry32.value;
+            }
             continue;
           }
         }
@@ -2447,6 +2590,33 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         ? object.host_numa_nodes.map((e: any) => HostNumaNode.fromJSON(e))
         : [],
       sev: isSet(object.sev) ? SevFacts.fromJSON(object.sev) : undefined,
+      volumeBlockSizes: isObject(object.volumeBlockSizes)
+        ? (globalThis.Object.entries(object.volumeBlockSizes) as [string, any][]).reduce(
+          (acc: { [key: string]: VolumeBlockSizes }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeBlockSizes.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.volume_block_sizes)
+        ? (globalThis.Object.entries(object.volume_block_sizes) as [string, any][]).reduce(
+          (acc: { [key: string]: VolumeBlockSizes }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: VolumeBlockSizes.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -2593,6 +2763,15 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     if (message.sev !== undefined) {
       obj.sev = SevFacts.toJSON(message.sev);
     }
+    if (message.volumeBlockSizes) {
+      const entries = globalThis.Object.entries(message.volumeBlockSizes) as [string, VolumeBlockSizes][];
+      if (entries.length > 0) {
+        obj.volumeBlockSizes = {};
+        entries.forEach(([k, v]) => {
+          obj.volumeBlockSizes[k] = VolumeBlockSizes.toJSON(v);
+        });
+      }
+    }
     return obj;
   },
 
@@ -2697,6 +2876,16 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     message.sriovDevices = object.sriovDevices?.map((e) => HostDevice.fromPartial(e)) || [];
     message.hostNumaNodes = object.hostNumaNodes?.map((e) => HostNumaNode.fromPartial(e)) || [];
     message.sev = (object.sev !== undefined && object.sev !== null) ? SevFacts.fromPartial(object.sev) : undefined;
+    message.volumeBlockSizes =
+      (globalThis.Object.entries(object.volumeBlockSizes ?? {}) as [string, VolumeBlockSizes][]).reduce(
+        (acc: { [key: string]: VolumeBlockSizes }, [key, value]: [string, VolumeBlockSizes]) => {
+          if (value !== undefined) {
+            acc[key] = VolumeBlockSizes.fromPartial(value);
+          }
+          return acc;
+        },
+        {},
+      );
     return message;
   },
 };
@@ -3416,6 +3605,97 @@ export const ConverterContext_ApplyCbtEntry: MessageFns<ConverterContext_ApplyCb
     const message = createBaseConverterContext_ApplyCbtEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseConverterContext_VolumeBlockSizesEntry(): ConverterContext_VolumeBlockSizesEntry {
+  return { key: "", value: undefined };
+}
+
+export const ConverterContext_VolumeBlockSizesEntry: MessageFns<ConverterContext_VolumeBlockSizesEntry> = {
+  encode(message: ConverterContext_VolumeBlockSizesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      VolumeBlockSizes.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConverterContext_VolumeBlockSizesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConverterContext_VolumeBlockSizesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = VolumeBlockSizes.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConverterContext_VolumeBlockSizesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? VolumeBlockSizes.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: ConverterContext_VolumeBlockSizesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = VolumeBlockSizes.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConverterContext_VolumeBlockSizesEntry>, I>>(
+    base?: I,
+  ): ConverterContext_VolumeBlockSizesEntry {
+    return ConverterContext_VolumeBlockSizesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConverterContext_VolumeBlockSizesEntry>, I>>(
+    object: I,
+  ): ConverterContext_VolumeBlockSizesEntry {
+    const message = createBaseConverterContext_VolumeBlockSizesEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? VolumeBlockSizes.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };

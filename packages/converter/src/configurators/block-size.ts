@@ -1,0 +1,37 @@
+// A disk's <blockio>: either the sizes the VMI gives (blockSize.custom) or, with blockSize.matchVolume, the
+// sizes of the volume itself. The converter never touches the volume, so the launcher measures it (a block
+// device's logical/physical sector sizes and discard granularity, or the block size of the filesystem a file
+// lives on) and passes the result as context.volumeBlockSizes. A custom size wins over matchVolume, as in
+// KubeVirt; a matching disk whose volume was not measured is refused rather than given a guessed size.
+import type { Resolved } from '../context/resolve.js';
+import type { DomainDisk } from '../domain/types.js';
+import { ConversionError, quote } from '../errors.js';
+import type { Disk } from '../vmi/types.js';
+
+/** The <blockio> a disk gets, or undefined when it asks for none (or switched matchVolume off). */
+export function diskBlockIo(disk: Disk, field: string, ctx: Resolved): DomainDisk['blockio'] {
+  const { custom, matchVolume } = disk.blockSize ?? {};
+  if (custom)
+    return { logical: custom.logical, physical: custom.physical, discardGranularity: custom.discardGranularity };
+  if (!matchVolume || matchVolume.enabled === false) return undefined;
+  const matchField = `${field}.blockSize.matchVolume`;
+  const sizes = ctx.raw.volumeBlockSizes[disk.name];
+  if (!sizes) {
+    throw new ConversionError(
+      matchField,
+      disk.name,
+      `no measured block size for volume ${quote(disk.name)} in context.volumeBlockSizes: the launcher could not ` +
+        'measure it (it measures PVC, DataVolume and hostDisk volumes); set blockSize.custom instead',
+    );
+  }
+  if (sizes.logical === 0 || sizes.physical === 0) {
+    throw new ConversionError(
+      matchField,
+      disk.name,
+      `context.volumeBlockSizes[${quote(disk.name)}] has a zero size (logical ${sizes.logical}, ` +
+        `physical ${sizes.physical})`,
+    );
+  }
+  // KubeVirt always writes the measured discard granularity, 0 included (libvirt 9.0 then leaves it out).
+  return { logical: sizes.logical, physical: sizes.physical, discardGranularity: sizes.discardGranularity };
+}
