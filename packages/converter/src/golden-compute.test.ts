@@ -12,6 +12,8 @@ import { channels } from './configurators/channels.js';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
+import { hostDevices } from './configurators/host-devices.js';
+import { iothreads } from './configurators/iothreads.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
 import { rebootPolicy } from './configurators/reboot-policy.js';
@@ -72,6 +74,10 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['reboot-policy-none', rebootPolicy, ['on_reboot']],
   ['reboot-policy-terminate', rebootPolicy, ['on_reboot']],
   ['reboot-policy-reboot', rebootPolicy, ['on_reboot']],
+  ['iothreads-four', iothreads, ['iothreads']],
+  ['iothreads-none', iothreads, ['iothreads']],
+  ['hostdev-none', hostDevices, ['devices/hostdev']],
+  ['hostdev-order', hostDevices, ['devices/hostdev']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
