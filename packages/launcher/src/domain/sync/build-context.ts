@@ -10,6 +10,8 @@ import type { VmiView } from '../../vmi.js';
 import { defaultedNetworking } from './default-pod-network.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
 import type { HostDeviceLists } from './host-devices/from-environment.js';
+import type { VolumeBlockSizes } from './block-size.js';
+import type { HostNumaNode } from './host-numa.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
 export interface HostFacts {
@@ -31,6 +33,10 @@ export interface HostFacts {
   podCpuSet?: number[];
   /** Host devices, GPUs and SR-IOV VFs the device plugins and Multus gave the pod (host-devices/). */
   hostDevices?: HostDeviceLists;
+  /** The host's NUMA nodes (host-numa.ts); read only for a VMI with guest NUMA passthrough. */
+  hostNumaNodes?: HostNumaNode[];
+  /** Measured block sizes of the volumes blockSize.matchVolume disks use (block-size-probe.ts). */
+  volumeBlockSizes?: Record<string, VolumeBlockSizes>;
 }
 
 const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
@@ -141,9 +147,9 @@ export function buildContext(
     hypervisorDeviceAvailable: facts.hypervisorDeviceAvailable,
     // The converter pins each vCPU (and the emulator thread) to these and refuses a set too small for them.
     cpuSet: [...(facts.podCpuSet ?? [])],
-    // Not read from the node yet: a VMI asking for guest NUMA passthrough is refused by the converter
-    // ("NUMA passthrough needs the host NUMA topology") instead of getting a made-up topology.
-    hostNumaNodes: [],
+    // Read only when guest NUMA passthrough needs it; without it such a VMI is refused by the converter.
+    hostNumaNodes: [...(facts.hostNumaNodes ?? [])],
+    volumeBlockSizes: { ...(facts.volumeBlockSizes ?? {}) },
     isBlockPvc: { ...facts.blockVolumes },
     isBlockDv: { ...facts.blockVolumes },
     ...volumeStatusMaps(vmi),

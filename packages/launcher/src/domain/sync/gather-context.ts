@@ -12,6 +12,8 @@ import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
 import { bridgeGuestMacs } from '../../network/dhcp-targets.js';
 import { readPodCpuSet, wantsDedicatedCpus } from './pod-cpuset.js';
+import { probeVolumeBlockSizes } from './block-size-probe.js';
+import { readHostNumaNodes, wantsNumaPassthrough } from './host-numa.js';
 import { readHostDevices } from './host-devices/read.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
@@ -65,10 +67,11 @@ async function probeContainerDisks(env: SyncEnv, vmi: VmiView): Promise<HostFact
 }
 
 /** Everything SyncVMI needs to know about this host for one VMI; decides nothing. */
-export async function probeHost(env: SyncEnv, vmi: VmiView): Promise<HostFacts> {
+export async function probeHost(env: SyncEnv, vmi: VmiView, options?: VirtualMachineOptions): Promise<HostFacts> {
+  const blockVolumes = await probeBlockVolumes(env, vmi);
   return {
     nodeArch: process.arch,
-    blockVolumes: await probeBlockVolumes(env, vmi),
+    blockVolumes,
     hypervisorDeviceAvailable: (await hypervisorFacts(env.flags.allowEmulation)).hypervisorDeviceAvailable ?? false,
     tap0Mtu: await probeTap0Mtu(),
     containerDisks: await probeContainerDisks(env, vmi),
@@ -79,6 +82,11 @@ export async function probeHost(env: SyncEnv, vmi: VmiView): Promise<HostFacts> 
     podCpuSet: wantsDedicatedCpus(vmi) ? await readPodCpuSet(env.cgroupRoot) : undefined,
     // Device plugins' PCI_RESOURCE_*/MDEV_PCI_RESOURCE_*/USB_RESOURCE_* and Multus's network-info file.
     hostDevices: await readHostDevices(vmi.raw, env.paths.runRoot),
+    // virt-handler's topology, else the local daemon's capabilities; only guest NUMA passthrough needs it.
+    hostNumaNodes: wantsNumaPassthrough(vmi)
+      ? await readHostNumaNodes(options, () => env.conn().getCapabilities())
+      : undefined,
+    volumeBlockSizes: await probeVolumeBlockSizes(vmi, blockVolumes, env.paths),
   };
 }
 
@@ -87,5 +95,5 @@ export async function gatherContext(
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
 ): Promise<ConverterContext> {
-  return buildContext(await probeHost(env, vmi), vmi, options, env.flags, env.paths);
+  return buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
 }
