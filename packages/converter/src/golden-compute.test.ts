@@ -16,8 +16,10 @@ import { hostDevices } from './configurators/host-devices.js';
 import { iothreads } from './configurators/iothreads.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
+import { qemuCommandline } from './configurators/qemu-commandline.js';
 import { rebootPolicy } from './configurators/reboot-policy.js';
 import { sound } from './configurators/sound.js';
+import { sysinfo } from './configurators/sysinfo.js';
 import { tpm } from './configurators/tpm.js';
 import { usbRedirection } from './configurators/usb-redirection.js';
 import { vsock } from './configurators/vsock.js';
@@ -78,6 +80,16 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['iothreads-none', iothreads, ['iothreads']],
   ['hostdev-none', hostDevices, ['devices/hostdev']],
   ['hostdev-order', hostDevices, ['devices/hostdev']],
+  ['sysinfo-empty', sysinfo, ['sysinfo']],
+  ['sysinfo-uuid', sysinfo, ['sysinfo']],
+  ['sysinfo-uuid-serial', sysinfo, ['sysinfo']],
+  ['sysinfo-uuid-serial-smbios', sysinfo, ['sysinfo']],
+  ['sysinfo-smbios', sysinfo, ['sysinfo']],
+  ['sysinfo-all', sysinfo, ['sysinfo']],
+  ['sysinfo-chassis', sysinfo, ['sysinfo']],
+  ['qemu-cmd-ignition', qemuCommandline, ['qemu:commandline']],
+  ['qemu-cmd-ignition-other-data', qemuCommandline, ['qemu:commandline']],
+  ['qemu-cmd-ignition-empty', qemuCommandline, ['qemu:commandline']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {

@@ -1,6 +1,6 @@
 // toDomainXml(domain): the libvirt domain document. Top-level order follows KubeVirt's schema.go;
 // libvirt's schema interleaves these elements, so the order is for readers and golden diffs only.
-// Empty elements KubeVirt writes by habit (<bios/>, empty <sysinfo> sections, <uid/>) are omitted:
+// Empty elements KubeVirt writes by habit (<bios/>, empty sections inside <sysinfo>, <uid/>) are omitted:
 // libvirt's schema rejects some of them.
 import type { Domain, HypervFeatureState, SysinfoEntry } from '../domain/types.js';
 import { devicesXml } from './devices-xml.js';
@@ -38,7 +38,9 @@ function osXml(w: XmlWriter, domain: Domain): void {
 
 function sysinfoXml(w: XmlWriter, domain: Domain): void {
   const s = domain.sysinfo;
-  if (!s || (s.system.length === 0 && s.chassis.length === 0)) return;
+  // Written even with no entries, as KubeVirt does: <smbios mode="sysinfo"/> without a <sysinfo> makes
+  // QEMU's start fail ("sysinfo are not available"); an empty one is valid.
+  if (!s) return;
   const section = (name: string, list: SysinfoEntry[]) => {
     if (list.length === 0) return;
     w.open(name);
