@@ -14,6 +14,7 @@ import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
 import { hostDevices } from './configurators/host-devices.js';
 import { iothreads } from './configurators/iothreads.js';
+import { launchSecurity } from './configurators/launch-security.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
 import { qemuCommandline } from './configurators/qemu-commandline.js';
@@ -90,6 +91,11 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['qemu-cmd-ignition', qemuCommandline, ['qemu:commandline']],
   ['qemu-cmd-ignition-other-data', qemuCommandline, ['qemu:commandline']],
   ['qemu-cmd-ignition-empty', qemuCommandline, ['qemu:commandline']],
+  ['launch-security-none-amd64', launchSecurity, ['launchSecurity']],
+  ['launch-security-none-arm64', launchSecurity, ['launchSecurity']],
+  ['launch-security-none-s390x', launchSecurity, ['launchSecurity']],
+  ['launch-security-sev-es', launchSecurity, ['launchSecurity']],
+  ['launch-security-tdx-refused', launchSecurity, ['launchSecurity']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
