@@ -39,6 +39,22 @@ function pvcDisk(name: string, block: boolean, ctx: Resolved): VolumeDisk {
       };
 }
 
+/**
+ * Changed block tracking (context.applyCBT names the volume): libvirt opens the qcow2 overlay virt-handler
+ * made, which holds the dirty bitmaps, with the volume as its raw data file, so the guest's writes still
+ * land in the volume. KubeVirt's shape; libvirt-compat refuses it where libvirt has no <dataStore>.
+ */
+function withCbt(name: string, disk: VolumeDisk, ctx: Resolved): VolumeDisk {
+  const cbt = ctx.raw.applyCbt[name];
+  if (!cbt) return disk;
+  return {
+    ...disk,
+    type: 'file',
+    format: 'qcow2',
+    source: { file: cbt, dataStore: { type: disk.type, format: 'raw', source: disk.source } },
+  };
+}
+
 function overlay(name: string, ctx: Resolved): string {
   return `${ctx.paths.ephemeralOverlayDir}/${name}/disk.qcow2`;
 }
@@ -62,7 +78,7 @@ export function volumeDisk(
   const p = ctx.paths;
   const iso = (file: string): VolumeDisk => ({ type: 'file', format: 'raw', source: { file } });
   if (ctx.raw.hotplugVolumes[name] && (volume.persistentVolumeClaim || volume.dataVolume || volume.hostDisk)) {
-    return hotplugDisk(volume, ctx);
+    return withCbt(name, hotplugDisk(volume, ctx), ctx);
   }
   if (volume.containerDisk) {
     const info = ctx.raw.disksInfo[name];
@@ -95,9 +111,10 @@ export function volumeDisk(
       discard: 'always',
     };
   }
-  if (volume.persistentVolumeClaim) return pvcDisk(name, ctx.raw.isBlockPvc[name] === true, ctx);
-  if (volume.dataVolume) return pvcDisk(name, ctx.raw.isBlockDv[name] === true, ctx);
-  if (volume.hostDisk) return iso(`${p.kubevirtPrivateDir}/vmi-disks/${name}/${basename(volume.hostDisk.path)}`);
+  if (volume.persistentVolumeClaim) return withCbt(name, pvcDisk(name, ctx.raw.isBlockPvc[name] === true, ctx), ctx);
+  if (volume.dataVolume) return withCbt(name, pvcDisk(name, ctx.raw.isBlockDv[name] === true, ctx), ctx);
+  if (volume.hostDisk)
+    return withCbt(name, iso(`${p.kubevirtPrivateDir}/vmi-disks/${name}/${basename(volume.hostDisk.path)}`), ctx);
   if (volume.emptyDisk)
     return {
       type: 'file',

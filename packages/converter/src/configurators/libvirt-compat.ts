@@ -20,6 +20,13 @@ export const NVRAM_FORMAT_SINCE = [10, 0] as const;
  * is no older shape to adapt to: such a VMI is refused rather than started without its NIC.
  */
 export const PASST_VHOSTUSER_SINCE = [11, 1] as const;
+/**
+ * First libvirt assumed to know a disk source's `<dataStore>` (a qcow2 with an external raw data file,
+ * which changed block tracking needs). 9.0 is measured to drop the element silently at define (and its
+ * schema to reject it): the guest would write into the bitmap overlay instead of its volume, so such a
+ * disk is refused.
+ */
+export const DATA_STORE_SINCE = [10, 10] as const;
 
 function memoryHotplug(domain: Domain, ctx: Resolved): void {
   const [major, minor] = MEMORY_HOTPLUG_SHAPE_SINCE;
@@ -77,6 +84,19 @@ function passtBackend(domain: Domain, ctx: Resolved): void {
   );
 }
 
+function dataStore(domain: Domain, ctx: Resolved): void {
+  const [major, minor] = DATA_STORE_SINCE;
+  if (!libvirtOlderThan(ctx, major, minor)) return;
+  const disk = domain.devices.disks.find((d) => d.source.dataStore);
+  if (!disk) return;
+  const name = disk.alias?.name.replace(/^ua-/, '') ?? '';
+  throw new ConversionError(
+    'spec.domain.devices.disks',
+    name,
+    `changed block tracking of disk ${quote(name)} (context.applyCBT) needs libvirt ${major}.${minor} or newer (<dataStore>); context.libvirtVersion is ${quote(ctx.raw.libvirtVersion ?? '')}`,
+  );
+}
+
 /** libvirt's schema requires a clock offset; without one libvirtd stores utc, so write that. */
 function clockOffset(domain: Domain): void {
   if (domain.clock && domain.clock.offset === undefined) domain.clock.offset = 'utc';
@@ -90,5 +110,6 @@ export const libvirtCompat: Configurator = {
     nvramFormat(domain, ctx);
     clockOffset(domain);
     passtBackend(domain, ctx);
+    dataStore(domain, ctx);
   },
 };

@@ -39,6 +39,8 @@ export interface DiskSource {
   dev?: string;
   name?: string;
   reservations?: { managed: string; migration: string; source: { type: string; path: string; mode: string } };
+  /** Changed block tracking: the qcow2 in `file` keeps the bitmaps, the volume itself is its raw data file. */
+  dataStore?: BackingStore;
 }
 
 export interface BackingStore {

@@ -94,6 +94,13 @@ function disk(w: XmlWriter, d: DomainDisk): void {
     w.leaf('source', { type: r.source.type, path: r.source.path, mode: r.source.mode });
     w.close();
   }
+  if (s.dataStore) {
+    const ds = s.dataStore;
+    w.open('dataStore', { type: ds.type });
+    w.leaf('format', { type: ds.format });
+    w.leaf('source', { file: ds.source.file, dev: ds.source.dev });
+    w.close();
+  }
   w.close();
   w.leaf('target', { bus: d.target.bus, dev: d.target.dev, tray: d.target.tray });
   if (d.serial !== undefined) w.leaf('serial', undefined, d.serial);
