@@ -15,6 +15,7 @@ import type { Configurator } from './configurators/configurator.js';
 import { hostDevices } from './configurators/host-devices.js';
 import { iothreads } from './configurators/iothreads.js';
 import { launchSecurity } from './configurators/launch-security.js';
+import { memoryBacking } from './configurators/memory-backing.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
 import { qemuCommandline } from './configurators/qemu-commandline.js';
@@ -25,6 +26,7 @@ import { tpm } from './configurators/tpm.js';
 import { usbRedirection } from './configurators/usb-redirection.js';
 import { vsock } from './configurators/vsock.js';
 import { watchdog } from './configurators/watchdog.js';
+import { memfdRequired } from './context/plan.js';
 import { resolveContext } from './context/resolve.js';
 import { emptyDomain } from './domain/types.js';
 import { ConversionError } from './errors.js';
@@ -96,6 +98,13 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['launch-security-none-s390x', launchSecurity, ['launchSecurity']],
   ['launch-security-sev-es', launchSecurity, ['launchSecurity']],
   ['launch-security-tdx-refused', launchSecurity, ['launchSecurity']],
+  ['memory-backing-none', memoryBacking, ['memoryBacking']],
+  ['memory-backing-hugepages-memfd-off', memoryBacking, ['memoryBacking']],
+  ['memory-backing-virtiofs', memoryBacking, ['memoryBacking']],
+  ['memory-backing-passt', memoryBacking, ['memoryBacking']],
+  ['memory-backing-hugepages-virtiofs', memoryBacking, ['memoryBacking']],
+  ['memory-backing-hugepages-no-memfd', memoryBacking, ['memoryBacking']],
+  ['memory-backing-virtiofs-no-memfd', memoryBacking, ['memoryBacking']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
@@ -124,6 +133,10 @@ function run(vector: string, step: Configurator): string {
   if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
   if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
   if (json.romTuningSupported === false) resolved.arch = { ...resolved.arch, romTuning: false };
+  if (json.memfdSupported === false) {
+    resolved.arch = { ...resolved.arch, memfdSupported: false };
+    resolved.memfdRequired = memfdRequired(vmi, resolved.arch);
+  }
   const domain = emptyDomain();
   step.configure(vmi, domain, resolved);
   return toDomainXml(domain);
