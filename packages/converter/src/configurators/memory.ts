@@ -7,7 +7,10 @@ import type { Configurator } from './configurator.js';
 function bytesOf(text: string, field: string): bigint {
   const q = parseQuantity(text);
   if (!q) throw new ConversionError(field, text, `${quote(text)} is not a quantity`);
-  return toBytes(q);
+  const bytes = toBytes(q);
+  // A negative size would reach libvirt as a huge unsigned number; KubeVirt refuses it here too.
+  if (bytes < 0n) throw new ConversionError(field, text, `${quote(text)} must be greater than or equal to 0`);
+  return bytes;
 }
 
 /** memory.guest, else the memory request, else the limit. */
