@@ -15,6 +15,7 @@ import type { Configurator } from './configurators/configurator.js';
 import { hostDevices } from './configurators/host-devices.js';
 import { iothreads } from './configurators/iothreads.js';
 import { launchSecurity } from './configurators/launch-security.js';
+import { memory } from './configurators/memory.js';
 import { memoryBacking } from './configurators/memory-backing.js';
 import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
@@ -105,6 +106,23 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['memory-backing-hugepages-virtiofs', memoryBacking, ['memoryBacking']],
   ['memory-backing-hugepages-no-memfd', memoryBacking, ['memoryBacking']],
   ['memory-backing-virtiofs-no-memfd', memoryBacking, ['memoryBacking']],
+  ['memory-request-64m', memory, ['memory', 'maxMemory']],
+  ['memory-request-64mi', memory, ['memory', 'maxMemory']],
+  ['memory-request-3g', memory, ['memory', 'maxMemory']],
+  ['memory-request-3gi', memory, ['memory', 'maxMemory']],
+  ['memory-request-45gi', memory, ['memory', 'maxMemory']],
+  ['memory-request-2780gi', memory, ['memory', 'maxMemory']],
+  ['memory-request-451231-bytes', memory, ['memory', 'maxMemory']],
+  ['memory-request-float', memory, ['memory', 'maxMemory']],
+  ['memory-negative-refused', memory, ['memory', 'maxMemory']],
+  ['memory-maxguest-missing', memory, ['memory', 'maxMemory']],
+  ['memory-maxguest-equal', memory, ['memory', 'maxMemory']],
+  ['memory-maxguest-greater', memory, ['memory', 'maxMemory']],
+  ['memory-guest-only', memory, ['memory', 'maxMemory']],
+  ['memory-limit-only', memory, ['memory', 'maxMemory']],
+  ['memory-request-over-limit', memory, ['memory', 'maxMemory']],
+  ['memory-request-only', memory, ['memory', 'maxMemory']],
+  ['memory-guest-over-request', memory, ['memory', 'maxMemory']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
