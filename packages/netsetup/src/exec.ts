@@ -1,6 +1,8 @@
 // The only place that runs ip / nft / sysctl: always inside the pod namespace (`ip -n NS`, `ip netns exec NS`).
+// Commands run through node:child_process directly: execa and its dependencies are ~130 ES modules, whose
+// loading was most of virt-netsetup's start-up (docs/performance.md).
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { execa } from 'execa';
 import { CommandError, NamespaceNotFoundError } from './errors.js';
 
 const NETNS_DIR = '/run/netns';
@@ -12,20 +14,48 @@ export function checkNetns(netns: string): void {
   }
 }
 
-async function run(file: string, args: string[], input?: string): Promise<string> {
-  const result = await execa(file, args, { reject: false, input, stripFinalNewline: false });
-  if (result.exitCode !== 0 || result.failed) {
-    const stderr =
-      typeof result.stderr === 'string' && result.stderr ? result.stderr : String(result.shortMessage ?? '');
-    throw new CommandError([file, ...args].join(' '), result.exitCode, stderr);
-  }
-  return typeof result.stdout === 'string' ? result.stdout : '';
+/**
+ * Runs a command to its end; resolves to its stdout when it exits 0. Anything else (a non-zero exit, a signal,
+ * a command that cannot start) is a CommandError carrying the command's stderr, or the reason it did not run.
+ */
+export function run(file: string, args: readonly string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: 'pipe' });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let spawnError: Error | undefined;
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', (err) => (spawnError ??= err));
+    child.once('close', (code, signal) => {
+      const out = Buffer.concat(stdout).toString('utf8');
+      if (code === 0 && !spawnError) return resolve(out);
+      const err = Buffer.concat(stderr).toString('utf8');
+      const why = err || (spawnError ? spawnError.message : signal ? `killed by ${signal}` : '');
+      // A command that never started has no exit status (Node reports the negative errno as its code).
+      const status = spawnError || code === null ? undefined : code;
+      reject(new CommandError([file, ...args].join(' '), status, why));
+    });
+    // A command that exits before reading all of its input (it failed early) closes the pipe: its exit
+    // status tells what happened, the EPIPE adds nothing. Without input, stdin is closed at once (EOF).
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+  });
 }
 
 /** `ip -n NS -j ARGS` parsed; `ip` prints nothing at all for an empty answer, which means []. */
 export async function ipJson<T>(netns: string, args: string[]): Promise<T[]> {
   const out = await run('ip', ['-n', netns, '-j', ...args]);
   return out.trim() === '' ? [] : (JSON.parse(out) as T[]);
+}
+
+/**
+ * Several `ip -j` queries in one process (`ip -batch`): one parsed answer per line, in order. The batch stops at
+ * the first failing line, which fails the call (the caller sees that command's stderr).
+ */
+export async function ipJsonBatch(netns: string, lines: readonly string[]): Promise<unknown[][]> {
+  const out = (await run('ip', ['-n', netns, '-j', '-batch', '-'], `${lines.join('\n')}\n`)).split('\n');
+  return lines.map((_, i) => (out[i]?.trim() ? (JSON.parse(out[i]!) as unknown[]) : []));
 }
 
 /** All link changes of one call in a single `ip -batch` process (stops at the first failing line). */
