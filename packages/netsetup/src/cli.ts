@@ -2,7 +2,6 @@
 // virt-netsetup: discover + plan + apply the masquerade binding in a pod namespace, or tear it down.
 // Exit codes: 0 done, 2 bad input (nothing was changed), 1 any other failure (what was created is rolled back).
 import { applyPlan } from './apply.js';
-import { BRIDGE_USAGE, bridgeCommand } from './bridge/cli.js';
 import { parseCli, USAGE } from './cli-args.js';
 import type { MasqueradeArgs, TeardownArgs } from './cli-args.js';
 import { discoverPodInterface } from './discover.js';
@@ -96,14 +95,20 @@ async function down(a: TeardownArgs): Promise<void> {
   }
 }
 
+/**
+ * The bridge binding's command, loaded only when asked for: it brings the contracts' DHCP codec, which the
+ * masquerade and teardown commands do not need at start-up.
+ */
+const bridgeCli = () => import('./bridge/cli.js');
+
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(`${USAGE}\n${BRIDGE_USAGE}\n`);
+    process.stdout.write(`${USAGE}\n${(await bridgeCli()).BRIDGE_USAGE}\n`);
     return 0;
   }
   try {
     if (argv[0] === 'bridge') {
-      await bridgeCommand(argv.slice(1));
+      await (await bridgeCli()).bridgeCommand(argv.slice(1));
       return 0;
     }
     const args = parseCli(argv);
@@ -113,7 +118,9 @@ async function main(argv: string[]): Promise<number> {
     const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
     process.stderr.write(`virt-netsetup: ${message}\n`);
     if (err instanceof BadInputError) {
-      if (err.name === 'UsageError') process.stderr.write(`${argv[0] === 'bridge' ? BRIDGE_USAGE : USAGE}\n`);
+      if (err.name === 'UsageError') {
+        process.stderr.write(`${argv[0] === 'bridge' ? (await bridgeCli()).BRIDGE_USAGE : USAGE}\n`);
+      }
       return 2;
     }
     return 1;
