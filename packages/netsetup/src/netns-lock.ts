@@ -1,9 +1,10 @@
 // One run at a time per network namespace. Two runs that both read "nothing there yet" would both create the
 // bridge; the loser's rollback then deleted what the winner had just made. The lock is a kernel flock on
 // /run/vlt-netsetup/net-<inode>.lock (the nsfs inode names the namespace itself, so two names bound to one
-// namespace share a lock), held by a `flock` child for as long as its stdin pipe from us is open. Node has no
-// flock(2); with the child holding it, the lock is crash-safe: if this process dies, even by SIGKILL, the
-// pipe closes, the child exits and the kernel drops the lock. There is no lock file content to go stale.
+// namespace share a lock), held by a `flock` child (running `cat`) for as long as its stdin pipe from us is
+// open. Node has no flock(2); with the child holding it, the lock is crash-safe: if this process dies, even by
+// SIGKILL, the pipe closes, the child exits and the kernel drops the lock. There is no lock file content to go
+// stale.
 import { spawn } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,8 +36,10 @@ export async function lockNetns(name: string, options: NetnsLockOptions = {}): P
   const timeout = options.timeoutSeconds ?? 60;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = await netnsLockPath(name, dir);
-  // The shell prints a marker once flock holds the lock, then waits for our end of the pipe to close.
-  const holder = spawn('flock', ['-x', '-w', String(timeout), path, '-c', 'echo locked; exec cat >/dev/null'], {
+  // flock runs `cat` once it holds the lock; cat echoes the byte we send, so its first output says "held"
+  // without a shell in between (a shell cost a third exec on every run). cat then waits for our end of the
+  // pipe to close.
+  const holder = spawn('flock', ['-x', '-w', String(timeout), path, 'cat'], {
     stdio: ['pipe', 'pipe', 'pipe'],
     // Its own process group: a Ctrl-C meant for the caller's terminal must not drop the lock mid-run.
     detached: true,
@@ -44,6 +47,9 @@ export async function lockNetns(name: string, options: NetnsLockOptions = {}): P
   const exited = new Promise<number | null>((resolve) => holder.once('close', (code) => resolve(code)));
   let stderr = '';
   holder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  // A holder that could not start, or gave up, closes the pipe: that is reported through its exit status.
+  holder.stdin.on('error', () => undefined);
+  holder.stdin.write('\n');
   const held = await new Promise<boolean>((resolve) => {
     holder.stdout.once('data', () => resolve(true));
     holder.once('error', (err) => {
