@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { CommandError, InterfaceNotFoundError, ResolvConfError } from './errors.js';
-import { checkNetns, ipJson } from './exec.js';
+import { checkNetns, ipJsonBatch } from './exec.js';
+import { checkIfname } from './names.js';
 import { isGlobalUnicast } from './cidr.js';
 import type { IpLink } from './links.js';
 import type { PodInterfaceFacts, PodRoute } from './gen/virtlauncher/netsetup/v1/netsetup.js';
@@ -19,6 +20,8 @@ export interface DiscoverOptions {
 interface IpRoute {
   dst: string;
   gateway?: string;
+  /** Absent for the main table. */
+  table?: string;
 }
 
 function resolvConfPathFor(netns: string, given: string | undefined): string {
@@ -35,10 +38,23 @@ async function readResolvConf(path: string): Promise<string> {
   }
 }
 
-async function readLink(netns: string, name: string): Promise<IpLink> {
+interface LinkAndRoutes {
+  link: IpLink;
+  routes: IpRoute[];
+}
+
+/**
+ * The link with its addresses and the main table's routes of both families through it, in one `ip` process
+ * (`route show table all` lists IPv4 then IPv6; entries of other tables carry a `table` field).
+ */
+async function readLinkAndRoutes(netns: string, name: string): Promise<LinkAndRoutes> {
   try {
-    const [link] = await ipJson<IpLink>(netns, ['addr', 'show', 'dev', name]);
-    if (link) return link;
+    const [links, routes] = (await ipJsonBatch(netns, [
+      `addr show dev "${name}"`,
+      `route show table all dev "${name}"`,
+    ])) as [IpLink[], IpRoute[]];
+    const link = links[0];
+    if (link) return { link, routes: routes.filter((r) => r.table === undefined) };
   } catch (err) {
     if (!(err instanceof CommandError && /does not exist|Cannot find device/.test(err.stderr))) throw err;
   }
@@ -51,22 +67,22 @@ export async function discoverPodInterface(
   options: DiscoverOptions = {},
 ): Promise<PodInterfaceFacts> {
   checkNetns(netns);
-  // All reads at once; a missing link is reported as such before any other failure.
-  const [link, routes4, routes6, resolvConf] = await Promise.allSettled([
-    readLink(netns, name),
-    ipJson<IpRoute>(netns, ['-4', 'route', 'show', 'dev', name]),
-    ipJson<IpRoute>(netns, ['-6', 'route', 'show', 'dev', name]),
+  checkIfname(name, 'pod interface');
+  // Both reads at once; a missing link is reported as such before any other failure.
+  const [linkAndRoutes, resolvConf] = await Promise.allSettled([
+    readLinkAndRoutes(netns, name),
     readResolvConf(resolvConfPathFor(netns, options.resolvConfPath)),
-  ]).then((results) => {
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw results[0].status === 'rejected' ? results[0].reason : failed.reason;
-    return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [IpLink, IpRoute[], IpRoute[], string];
+  ]).then(([l, r]) => {
+    if (l.status === 'rejected') throw l.reason;
+    if (r.status === 'rejected') throw r.reason;
+    return [l.value, r.value] as const;
   });
+  const { link } = linkAndRoutes;
   const addrs = (family: string) =>
     (link.addr_info ?? [])
       .filter((a) => a.family === family && isGlobalUnicast(a.local))
       .map((a) => ({ address: a.local, prefixLength: a.prefixlen }));
-  const routes: PodRoute[] = [...routes4, ...routes6]
+  const routes: PodRoute[] = linkAndRoutes.routes
     .filter((r) => !r.dst.startsWith('fe80:') && !r.dst.startsWith('ff00:'))
     .map((r) => ({ destination: r.dst, gateway: r.gateway ?? '' }));
   return {

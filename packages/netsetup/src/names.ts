@@ -16,8 +16,12 @@ export function tapNameFor(podIface: string): string {
   return /^pod/.test(podIface) || /^net\d+$/.test(podIface) ? `tap${podIface.slice(3)}` : 'tap0';
 }
 
+/**
+ * Linux refuses whitespace, '/' and ':' in a link name. Quotes, '#' and '\\' it allows, but `ip -batch` (which
+ * every change and the discovery go through) reads them as quoting and comments, so they are refused too.
+ */
 export function checkIfname(name: string, what: string): string {
-  if (name.length === 0 || name.length > MAX_IFNAME || /[\s/:]/.test(name) || name === '.' || name === '..') {
+  if (name.length === 0 || name.length > MAX_IFNAME || /[\s/:"'#\\]/.test(name) || name === '.' || name === '..') {
     throw new InvalidRequestError(`${what} name "${name}" is not a valid Linux interface name`);
   }
   return name;
