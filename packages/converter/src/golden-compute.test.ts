@@ -13,6 +13,7 @@ import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
 import { hostDevices } from './configurators/host-devices.js';
+import { inputs } from './configurators/inputs.js';
 import { iothreads } from './configurators/iothreads.js';
 import { launchSecurity } from './configurators/launch-security.js';
 import { memory } from './configurators/memory.js';
@@ -123,6 +124,20 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['memory-request-over-limit', memory, ['memory', 'maxMemory']],
   ['memory-request-only', memory, ['memory', 'maxMemory']],
   ['memory-guest-over-request', memory, ['memory', 'maxMemory']],
+  ['input-tablet-usb-amd64', inputs, ['devices/input']],
+  ['input-tablet-usb-arm64', inputs, ['devices/input']],
+  ['input-tablet-usb-s390x', inputs, ['devices/input']],
+  ['input-tablet-virtio-arm64', inputs, ['devices/input']],
+  ['input-tablet-virtio-s390x', inputs, ['devices/input']],
+  ['input-bus-ps2-refused', inputs, ['devices/input']],
+  ['input-type-keyboard-refused', inputs, ['devices/input']],
+  ['input-amd64-autoattach-nil', inputs, ['devices/input']],
+  ['input-amd64-autoattach-true', inputs, ['devices/input']],
+  ['input-arm64-autoattach-true', inputs, ['devices/input']],
+  ['input-s390x-autoattach-true', inputs, ['devices/input']],
+  ['input-amd64-autoattach-false', inputs, ['devices/input']],
+  ['input-arm64-autoattach-false', inputs, ['devices/input']],
+  ['input-s390x-autoattach-false', inputs, ['devices/input']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
