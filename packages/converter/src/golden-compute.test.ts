@@ -12,6 +12,7 @@ import { channels } from './configurators/channels.js';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import type { Configurator } from './configurators/configurator.js';
+import { graphics } from './configurators/graphics.js';
 import { hostDevices } from './configurators/host-devices.js';
 import { inputs } from './configurators/inputs.js';
 import { iothreads } from './configurators/iothreads.js';
@@ -138,6 +139,22 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['input-amd64-autoattach-false', inputs, ['devices/input']],
   ['input-arm64-autoattach-false', inputs, ['devices/input']],
   ['input-s390x-autoattach-false', inputs, ['devices/input']],
+  ['graphics-autoattach-false-amd64', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-autoattach-false-arm64', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-autoattach-false-s390x', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vnc-arm64-autoattach-true', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vnc-s390x-autoattach-true', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vnc-amd64-autoattach-nil', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vnc-s390x-autoattach-nil', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-video-virtio-amd64-bochs', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-video-virtio-arm64-bochs', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-video-virtio-arm64', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-video-virtio-s390x-bochs', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-video-virtio-s390x', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vga-bios-bochs-off', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vga-bios-bochs-on', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-vga-efi-bochs-off', graphics, ['devices/video', 'devices/graphics']],
+  ['graphics-bochs-efi', graphics, ['devices/video', 'devices/graphics']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
