@@ -11,6 +11,7 @@ import { balloon } from './configurators/balloon.js';
 import { channels } from './configurators/channels.js';
 import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
+import { controllers } from './configurators/controllers.js';
 import type { Configurator } from './configurators/configurator.js';
 import { graphics } from './configurators/graphics.js';
 import { hostDevices } from './configurators/host-devices.js';
@@ -155,6 +156,27 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['graphics-vga-bios-bochs-on', graphics, ['devices/video', 'devices/graphics']],
   ['graphics-vga-efi-bochs-off', graphics, ['devices/video', 'devices/graphics']],
   ['graphics-bochs-efi', graphics, ['devices/video', 'devices/graphics']],
+  ['controllers-no-usb-no-hotplug', controllers, ['devices/controller']],
+  ['controllers-usb-no-hotplug', controllers, ['devices/controller']],
+  ['controllers-no-usb-hotplug', controllers, ['devices/controller']],
+  ['controllers-usb-hotplug', controllers, ['devices/controller']],
+  ['controllers-scsi-disk-no-hotplug', controllers, ['devices/controller']],
+  ['controllers-scsi-disk-hotplug', controllers, ['devices/controller']],
+  ['controllers-scsi-disk-usb', controllers, ['devices/controller']],
+  ['controllers-scsi-iothread-four-shared', controllers, ['devices/controller']],
+  ['controllers-scsi-iothread-roll-over', controllers, ['devices/controller']],
+  ['controllers-scsi-iothread-two-dedicated', controllers, ['devices/controller']],
+  ['controllers-scsi-no-iothreads', controllers, ['devices/controller']],
+  ['controllers-scsi-not-dedicated-with-iothreads', controllers, ['devices/controller']],
+  ['controllers-pcihole64-unsupported-unset', controllers, ['devices/controller']],
+  ['controllers-pcihole64-unsupported-true', controllers, ['devices/controller']],
+  ['controllers-pcihole64-false', controllers, ['devices/controller']],
+  ['controllers-pcihole64-true', controllers, ['devices/controller']],
+  ['controllers-sev-iommu', controllers, ['devices/controller']],
+  ['controllers-pv-iommu', controllers, ['devices/controller']],
+  ['controllers-sev-iommu-iothread', controllers, ['devices/controller']],
+  ['controllers-serial-console-true', controllers, ['devices/controller']],
+  ['controllers-serial-console-false', controllers, ['devices/controller']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
