@@ -4,6 +4,24 @@ import type { HostDevice } from '../domain/types.js';
 import { ConversionError, quote } from '../errors.js';
 import { pciAddress, userAlias, type Configurator } from './configurator.js';
 
+/** The USB device plugin names a device by bus and device number (decimal); otherwise vendor and product ids. */
+function usbSource(d: WireHostDevice, field: string): HostDevice['source'] {
+  if (d.usbBus === '' && d.usbDevice === '') return { vendor: d.usbVendor, product: d.usbProduct };
+  for (const [name, value] of [
+    ['usbBus', d.usbBus],
+    ['usbDevice', d.usbDevice],
+  ] as const) {
+    if (!/^\d{1,3}$/.test(value)) {
+      throw new ConversionError(
+        `${field}.${name}`,
+        value,
+        `${quote(value)} is not a USB ${name.slice(3).toLowerCase()} number`,
+      );
+    }
+  }
+  return { address: { bus: d.usbBus, device: d.usbDevice } };
+}
+
 function toHostDevice(d: WireHostDevice, field: string): HostDevice {
   const bad = (f: string, value: string): never => {
     throw new ConversionError(f, value, `${quote(value)} is not a PCI address`);
@@ -25,12 +43,18 @@ function toHostDevice(d: WireHostDevice, field: string): HostDevice {
         ...common,
       };
     case 'usb':
-      return { type: 'usb', managed: 'no', source: { vendor: d.usbVendor, product: d.usbProduct }, ...common };
+      // KubeVirt leaves `managed` out of a USB host device named by bus/device (libvirt reads it as no).
+      return d.usbBus || d.usbDevice
+        ? { type: 'usb', source: usbSource(d, field), ...common }
+        : { type: 'usb', managed: 'no', source: usbSource(d, field), ...common };
     case 'pci':
     case '':
+      // A PCI GPU may be a vGPU that shows a display; the launcher sets it only when the VMI asked for one.
       return {
         type: 'pci',
         managed: 'no',
+        display: d.display ? 'on' : undefined,
+        ramfb: d.display && d.ramfb ? 'on' : undefined,
         source: { address: pciAddress(d.pciAddress, `${field}.pciAddress`, bad) },
         ...common,
       };

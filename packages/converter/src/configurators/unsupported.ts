@@ -5,12 +5,19 @@ import { ConversionError, quote } from '../errors.js';
 import type { HostDevice } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { Configurator } from './configurator.js';
 
-function requireHostDevice(list: HostDevice[], alias: string, field: string, name: string, listName: string): void {
-  if (list.some((d) => d.alias === alias)) return;
+function requireHostDevice(
+  list: HostDevice[],
+  alias: string | string[],
+  field: string,
+  name: string,
+  listName: string,
+): void {
+  const aliases = Array.isArray(alias) ? alias : [alias];
+  if (list.some((d) => aliases.includes(d.alias))) return;
   throw new ConversionError(
     field,
     name,
-    `no host device ${quote(alias)} in context.${listName}: the launcher found no device for it`,
+    `no host device ${quote(aliases[0] ?? '')} in context.${listName}: the launcher found no device for it`,
   );
 }
 
@@ -29,9 +36,10 @@ export const unsupported: Configurator = {
       ),
     );
     (spec.devices.hostDevices ?? []).forEach((dev, i) =>
+      // A USB device from the USB device plugin is named usb-host-<name>, as KubeVirt names it.
       requireHostDevice(
         ctx.raw.genericHostDevices,
-        `hostdevice-${dev.name}`,
+        [`hostdevice-${dev.name}`, `usb-host-${dev.name}`],
         `spec.domain.devices.hostDevices[${i}]`,
         dev.name,
         'genericHostDevices',

@@ -121,9 +121,15 @@ export interface HostDevice {
   /** Guest PCI address, as the VMI's pciAddress spells it. */
   guestPciAddress: string;
   bootOrder: number;
-  /** mdev display (vGPU) and ramfb. */
+  /** Display (vGPU, or a PCI GPU that asked for one) and ramfb. */
   display: boolean;
   ramfb: boolean;
+  /**
+   * Host USB bus and device number (usb, from the USB device plugin's "bus:device"), decimal, e.g. 1 and 5.
+   * When set they name the device instead of usb_vendor/usb_product.
+   */
+  usbBus: string;
+  usbDevice: string;
 }
 
 /** One host NUMA node: its id, the host CPUs in it and its distances to the nodes (numactl's table). */
@@ -1150,6 +1156,8 @@ function createBaseHostDevice(): HostDevice {
     bootOrder: 0,
     display: false,
     ramfb: false,
+    usbBus: "",
+    usbDevice: "",
   };
 }
 
@@ -1184,6 +1192,12 @@ export const HostDevice: MessageFns<HostDevice> = {
     }
     if (message.ramfb !== false) {
       writer.uint32(80).bool(message.ramfb);
+    }
+    if (message.usbBus !== "") {
+      writer.uint32(90).string(message.usbBus);
+    }
+    if (message.usbDevice !== "") {
+      writer.uint32(98).string(message.usbDevice);
     }
     return writer;
   },
@@ -1281,6 +1295,22 @@ export const HostDevice: MessageFns<HostDevice> = {
             message.ramfb = reader.bool();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.usbBus = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.usbDevice = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1329,6 +1359,16 @@ export const HostDevice: MessageFns<HostDevice> = {
         : 0,
       display: isSet(object.display) ? globalThis.Boolean(object.display) : false,
       ramfb: isSet(object.ramfb) ? globalThis.Boolean(object.ramfb) : false,
+      usbBus: isSet(object.usbBus)
+        ? globalThis.String(object.usbBus)
+        : isSet(object.usb_bus)
+        ? globalThis.String(object.usb_bus)
+        : "",
+      usbDevice: isSet(object.usbDevice)
+        ? globalThis.String(object.usbDevice)
+        : isSet(object.usb_device)
+        ? globalThis.String(object.usb_device)
+        : "",
     };
   },
 
@@ -1364,6 +1404,12 @@ export const HostDevice: MessageFns<HostDevice> = {
     if (message.ramfb !== false) {
       obj.ramfb = message.ramfb;
     }
+    if (message.usbBus !== "") {
+      obj.usbBus = message.usbBus;
+    }
+    if (message.usbDevice !== "") {
+      obj.usbDevice = message.usbDevice;
+    }
     return obj;
   },
 
@@ -1382,6 +1428,8 @@ export const HostDevice: MessageFns<HostDevice> = {
     message.bootOrder = object.bootOrder ?? 0;
     message.display = object.display ?? false;
     message.ramfb = object.ramfb ?? false;
+    message.usbBus = object.usbBus ?? "";
+    message.usbDevice = object.usbDevice ?? "";
     return message;
   },
 };
