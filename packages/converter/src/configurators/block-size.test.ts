@@ -64,6 +64,17 @@ describe('blockSize.matchVolume takes the sizes the launcher measured', () => {
     expect(blockio({})).toBeUndefined();
   });
 
+  it('on s390x a custom size above 4096 is refused, as KubeVirt does; 4096 is fine', () => {
+    const big = { blockSize: { custom: { logical: 8192, physical: 8192 } } };
+    const e = refusal(big, { architecture: 's390x' });
+    expect(e.field).toBe('spec.domain.devices.disks[0].blockSize.custom');
+    expect(e.message).toContain('4096 on s390x');
+    expect(
+      blockio({ blockSize: { custom: { logical: 4096, physical: 4096 } } }, { architecture: 's390x' })?.logical,
+    ).toBe(4096);
+    expect(blockio(big, { architecture: 'amd64' })?.logical).toBe(8192);
+  });
+
   it('a volume the launcher did not measure is refused, naming the disk and the context field', () => {
     const e = refusal({ blockSize: { matchVolume: { enabled: true } } }, { volumeBlockSizes: { other: measured.d } });
     expect(e.field).toBe('spec.domain.devices.disks[0].blockSize.matchVolume');

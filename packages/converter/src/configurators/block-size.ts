@@ -8,11 +8,22 @@ import type { DomainDisk } from '../domain/types.js';
 import { ConversionError, quote } from '../errors.js';
 import type { Disk } from '../vmi/types.js';
 
+/** s390x's virtio-blk takes no block larger than this, so KubeVirt refuses a larger custom size there. */
+const MAX_S390X_BLOCK_SIZE = 4096;
+
 /** The <blockio> a disk gets, or undefined when it asks for none (or switched matchVolume off). */
 export function diskBlockIo(disk: Disk, field: string, ctx: Resolved): DomainDisk['blockio'] {
   const { custom, matchVolume } = disk.blockSize ?? {};
-  if (custom)
+  if (custom) {
+    if (ctx.arch.arch === 's390x' && Math.max(custom.logical, custom.physical) > MAX_S390X_BLOCK_SIZE) {
+      throw new ConversionError(
+        `${field}.blockSize.custom`,
+        { logical: custom.logical, physical: custom.physical },
+        `exceeds the maximum supported block size of ${MAX_S390X_BLOCK_SIZE} on s390x`,
+      );
+    }
     return { logical: custom.logical, physical: custom.physical, discardGranularity: custom.discardGranularity };
+  }
   if (!matchVolume || matchVolume.enabled === false) return undefined;
   const matchField = `${field}.blockSize.matchVolume`;
   const sizes = ctx.raw.volumeBlockSizes[disk.name];
