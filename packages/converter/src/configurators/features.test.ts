@@ -22,12 +22,21 @@ describe('features', () => {
     ]);
     expect(run(features, vmi({ features: { acpi: { enabled: false } } })).features.acpi).toBe(false);
   });
-  it('hyperv passthrough replaces the enlightenment list; no vmport on s390x', () => {
-    const f = run(features, vmi({ features: { hypervPassthrough: { enabled: true }, hyperv: { relaxed: {} } } }), {
+  it('hyperv passthrough applies when no enlightenment list is given; no vmport on s390x', () => {
+    const f = run(features, vmi({ features: { hypervPassthrough: { enabled: true } } }), {
       architecture: 's390x',
     }).features;
     expect(f.hypervPassthrough).toBe(true);
     expect(f.hyperv).toBeUndefined();
     expect(f.vmport).toBeUndefined();
+  });
+
+  it('an enlightenment list wins over hyperv passthrough, as in KubeVirt', () => {
+    const f = run(
+      features,
+      vmi({ features: { hypervPassthrough: { enabled: true }, hyperv: { relaxed: {} } } }),
+    ).features;
+    expect(f.hypervPassthrough).toBeUndefined();
+    expect(f.hyperv).toEqual([{ name: 'relaxed', state: 'on' }]);
   });
 });

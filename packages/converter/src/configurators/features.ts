@@ -56,8 +56,9 @@ export const features: Configurator = {
       f.acpi = spec.acpi?.enabled !== false;
       f.apic = spec.apic !== undefined && spec.apic.enabled !== false;
       f.smm = spec.smm !== undefined && spec.smm.enabled !== false;
-      if (spec.hypervPassthrough?.enabled) f.hypervPassthrough = true;
-      else if (spec.hyperv) f.hyperv = hyperv(spec.hyperv);
+      // Explicit enlightenments win over passthrough when a VMI names both, as in KubeVirt.
+      if (spec.hyperv) f.hyperv = hyperv(spec.hyperv);
+      else if (spec.hypervPassthrough?.enabled) f.hypervPassthrough = true;
       if (spec.kvm) f.kvm = { hidden: spec.kvm.hidden ? 'on' : 'off' };
       if (spec.pvspinlock) f.pvspinlock = onOff(spec.pvspinlock.enabled);
       // vmport is only switched off where a features section exists, as KubeVirt does.

@@ -67,7 +67,9 @@ function featuresXml(w: XmlWriter, domain: Domain): void {
   if (f.acpi) w.leaf('acpi');
   if (f.apic) w.leaf('apic');
   if (f.hypervPassthrough) w.leaf('hyperv', { mode: 'passthrough' });
-  if (f.hyperv && f.hyperv.length > 0) {
+  // An empty <hyperv> (spec.domain.features.hyperv: {}) is kept, as KubeVirt writes it: libvirt reads
+  // it as mode custom with no enlightenment.
+  if (f.hyperv) {
     w.open('hyperv');
     for (const h of f.hyperv) hypervXml(w, h);
     w.close();
