@@ -13,6 +13,7 @@ import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import { controllers } from './configurators/controllers.js';
 import type { Configurator } from './configurators/configurator.js';
+import { features } from './configurators/features.js';
 import { graphics } from './configurators/graphics.js';
 import { hostDevices } from './configurators/host-devices.js';
 import { inputs } from './configurators/inputs.js';
@@ -177,6 +178,25 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['controllers-sev-iommu-iothread', controllers, ['devices/controller']],
   ['controllers-serial-console-true', controllers, ['devices/controller']],
   ['controllers-serial-console-false', controllers, ['devices/controller']],
+  ['features-none', features, ['features']],
+  ['features-acpi-nil', features, ['features']],
+  ['features-acpi-on', features, ['features']],
+  ['features-acpi-off', features, ['features']],
+  ['features-smm-nil', features, ['features']],
+  ['features-smm-on', features, ['features']],
+  ['features-smm-off', features, ['features']],
+  ['features-apic-nil', features, ['features']],
+  ['features-apic-on', features, ['features']],
+  ['features-apic-off', features, ['features']],
+  ['features-kvm-visible', features, ['features']],
+  ['features-pvspinlock-nil', features, ['features']],
+  ['features-pvspinlock-on', features, ['features']],
+  ['features-hyperv-passthrough-off', features, ['features']],
+  ['features-hyperv-default-on', features, ['features']],
+  ['features-hyperv-off', features, ['features']],
+  ['features-hyperv-empty', features, ['features']],
+  ['features-hyperv-over-passthrough', features, ['features']],
+  ['features-vmport-off', features, ['features']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
