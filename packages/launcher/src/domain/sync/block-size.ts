@@ -59,9 +59,11 @@ export function measureTargets(
   blockVolumes: Record<string, boolean>,
   paths: LauncherPaths,
 ): MeasureTarget[] {
+  const disks = matchVolumeDisks(vmi);
+  if (disks.length === 0) return [];
   const { hotplugVolumes } = volumeStatusMaps(vmi);
   const targets: MeasureTarget[] = [];
-  for (const { name, field } of matchVolumeDisks(vmi)) {
+  for (const { name, field } of disks) {
     const volume = vmi.volumes.find((v) => v.name === name);
     if (!volume) continue;
     const block = blockVolumes[name] === true;
