@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // virt-launcher: the compute container's main process. Parses KubeVirt's flags, runs the main sequence and
 // exits 0 on a clean stop; a panic (KubeVirt's Go panic) exits 2.
-// No V8 flags: the pod runs `node cli.js`, where a shebang's flags never apply, and the 48 MB heap cap they
-// set made a large (still accepted) Sync an out-of-memory crash. Requests are capped at 4 MiB by the cmd server
-// instead; the flags saved ~2.3 MiB of idle RSS (README, "Memory").
+// No V8 flags in the shebang: the pod runs `node cli.js`, where a shebang's flags never apply, and the 48 MB heap
+// cap they set made a large (still accepted) Sync an out-of-memory crash. Requests are capped at 4 MiB by the cmd
+// server instead. The one V8 setting that pays (the young generation's size) is set at run time by
+// main/young-generation.ts, so it applies however the launcher is started.
 import '@virt-launcher/shared/no-inspector';
+import './main/young-generation.js';
 import { constants } from 'node:os';
 import { parseFlags, usage, wantsHelp } from './flags.js';
 import { log, setVerbosity } from './log.js';
