@@ -181,6 +181,14 @@ function validateDomain(domain: Obj, rules: NameRules): void {
       if (container) {
         filePath(container, 'kernelPath', `${p}.firmware.kernelBoot.container`);
         filePath(container, 'initrdPath', `${p}.firmware.kernelBoot.container`);
+        // As KubeVirt's admission: a kernel-boot container must bring a kernel or an initrd to boot.
+        if (!container.kernelPath && !container.initrdPath) {
+          throw new ConversionError(
+            `${p}.firmware.kernelBoot.container`,
+            undefined,
+            'must name at least one of kernelPath, initrdPath',
+          );
+        }
       }
     }
   }
