@@ -102,9 +102,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe("guest NUMA passthrough on this machine's topology", () => {
-  it('reads the topology from libvirt, pins to the pod cpuset and defines the NUMA-mapped guest', async () => {
+  it('reads the topology from libvirt, pins to the pod cpuset and defines the NUMA-mapped realtime guest', async () => {
     const view = vmi('numa', {
-      cpu: { cores: 1, dedicatedCpuPlacement: true, numa: { guestMappingPassthrough: {} } },
+      cpu: { cores: 1, dedicatedCpuPlacement: true, numa: { guestMappingPassthrough: {} }, realtime: {} },
       memory: { hugepages: { pageSize: '2Mi' } },
     });
     const context = await gatherContext(env!, view, undefined);
@@ -120,6 +120,9 @@ describe("guest NUMA passthrough on this machine's topology", () => {
     expect(live).toContain(`<memnode cellid='0' mode='strict' nodeset='${hostNode}'/>`);
     expect(live).toContain(`<memory mode='strict' nodeset='${hostNode}'/>`);
     expect(live).toContain("<page size='2048' unit='KiB' nodeset='0'/>");
+    // Realtime vCPUs need the passed-through topology, so they define too.
+    expect(live).toContain("<vcpusched vcpus='0' scheduler='fifo' priority='1'/>");
+    expect(live).toContain('<nosharepages/>');
   }, 120_000);
 });
 
