@@ -63,6 +63,10 @@ export const os: Configurator = {
       }
     }
     const acpi = firmware?.acpi;
+    // An acpi section with no table would silently give the guest none of what it asked for.
+    if (acpi && !acpi.slicNameRef && !acpi.msdmNameRef) {
+      throw new ConversionError('spec.domain.firmware.acpi', acpi, 'no ACPI tables were set, expecting at least one');
+    }
     for (const [type, ref] of [
       ['slic', acpi?.slicNameRef],
       ['msdm', acpi?.msdmNameRef],
