@@ -13,6 +13,7 @@ import { clock } from './configurators/clock.js';
 import { consoleSerial } from './configurators/console.js';
 import { controllers } from './configurators/controllers.js';
 import type { Configurator } from './configurators/configurator.js';
+import { cpu } from './configurators/cpu.js';
 import { features } from './configurators/features.js';
 import { graphics } from './configurators/graphics.js';
 import { hostDevices } from './configurators/host-devices.js';
@@ -215,6 +216,27 @@ const VECTORS: [string, Configurator, string[]][] = [
   ['os-acpi-volume-missing', os, ['os!type']],
   ['os-acpi-no-tables', os, ['os!type']],
   ['os-acpi-volume-not-secret', os, ['os!type']],
+  ['cpu-no-spec', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-request-only', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-limit-only', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-model-host-model', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-mpx-custom', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-mpx-host-model', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-mpx-host-passthrough', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-mpx-user-feature', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-hugepages', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-hugepages-multi-vcpu', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-virtiofs', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-passt', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-none', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-explicit', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-memfd-annotation-false', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-hotplug', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-numa-no-memfd', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-hotplug', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-hotplug-unsupported', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-hotplug-no-max-sockets', cpu, ['cpu', 'vcpu', 'vcpus']],
+  ['cpu-hotplug-first-socket', cpu, ['cpu', 'vcpu', 'vcpus']],
 ];
 
 function pick(root: Node, paths: string[]): Node[] {
