@@ -1,7 +1,7 @@
 // Issue 17, host devices through the whole launcher: the device plugins' variables (PCI_RESOURCE_*,
-// MDEV_PCI_RESOURCE_*) are set in the launcher's environment, as the kubelet sets them in the pod, and
+// MDEV_PCI_RESOURCE_*, USB_RESOURCE_*) are set in the launcher's environment, as the kubelet sets them in the pod, and
 // SyncVirtualMachine runs in a private root with its own libvirtd 9.0 (no /dev/kvm, emulation allowed).
-// This host has no such devices: libvirt 9.0 defines a domain naming any well-formed PCI address or mdev UUID
+// This host has no such devices: libvirt 9.0 defines a domain naming any well-formed PCI address, mdev UUID or USB bus/device
 // (it does not look for the device at define), and refuses only at start, with
 // "unsupported configuration: host doesn't support passthrough of host PCI devices" on a host without VFIO.
 // So the test checks the defined domain's <hostdev> elements and that the failure is that start-time refusal;
@@ -19,6 +19,7 @@ const UUID = 'c2177883-f1bb-47f0-914d-32a22e3a8804';
 const ENV = [
   'PCI_RESOURCE_INTEL_COM_QAT=0000:3d:01.0,0000:3d:01.1,',
   `MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q=${UUID}`,
+  'USB_RESOURCE_KUBEVIRT_IO_STORAGE=3:12',
 ];
 
 function vmi(gpus: Array<Record<string, unknown>>): Buffer {
@@ -30,7 +31,13 @@ function vmi(gpus: Array<Record<string, unknown>>): Buffer {
       spec: {
         domain: {
           resources: { requests: { memory: '64Mi' } },
-          devices: { hostDevices: [{ name: 'qat', deviceName: 'intel.com/qat' }], gpus },
+          devices: {
+            hostDevices: [
+              { name: 'qat', deviceName: 'intel.com/qat' },
+              { name: 'stick', deviceName: 'kubevirt.io/storage' },
+            ],
+            gpus,
+          },
         },
         terminationGracePeriodSeconds: 0,
       },
@@ -74,9 +81,14 @@ describe('host devices and vGPUs from the device plugins’ environment define i
       120_000,
     );
     client.close();
-    xml = execFileSync('virsh', ['-c', uri, 'dumpxml', '--inactive', 'default_hostdev'], { stdio: 'pipe' }).toString(
-      'utf8',
-    );
+    try {
+      xml = execFileSync('virsh', ['-c', uri, 'dumpxml', '--inactive', 'default_hostdev'], {
+        stdio: 'pipe',
+      }).toString();
+    } catch (err) {
+      // Reported by the test below with the sync's reply, which says why nothing was defined.
+      xml = `no domain: ${String(err)}`;
+    }
   }, 240_000);
 
   afterAll(async () => {
@@ -93,7 +105,8 @@ describe('host devices and vGPUs from the device plugins’ environment define i
     expect(refusedDomains.trim()).toBe('');
   });
 
-  it('the domain defines with the PCI host device and the vGPU; only the start needs real hardware', () => {
+  it('the domain defines with the PCI and USB host devices and the vGPU; only the start needs real hardware', () => {
+    expect(xml, `${synced.message}\n${launcher?.stderr.join('\n')}`).toContain('<domain');
     expect(xml).toMatch(
       /<hostdev mode='subsystem' type='pci' managed='no'>\s*<source>\s*<address domain='0x0000' bus='0x3d' slot='0x01' function='0x0'\/>\s*<\/source>\s*<alias name='ua-hostdevice-qat'\/>/,
     );
@@ -102,7 +115,11 @@ describe('host devices and vGPUs from the device plugins’ environment define i
         `<hostdev mode='subsystem' type='mdev' managed='no' model='vfio-pci' display='on' ramfb='on'>\\s*<source>\\s*<address uuid='${UUID}'/>\\s*</source>\\s*<alias name='ua-gpu-vgpu'/>`,
       ),
     );
-    expect([...xml.matchAll(/<hostdev /g)]).toHaveLength(2);
+    expect(xml).toMatch(
+      /<hostdev mode='subsystem' type='usb' managed='no'>\s*<source>\s*<address bus='3' device='12'\/>\s*<\/source>\s*<alias name='ua-usb-host-stick'\/>/,
+    );
+    expect(xml).toMatch(/<controller type='usb' index='0' model='qemu-xhci'/);
+    expect([...xml.matchAll(/<hostdev /g)]).toHaveLength(3);
     expect(synced.success, synced.message).toBe(false);
     expect(synced.message).toContain("host doesn't support passthrough of host PCI devices");
   });

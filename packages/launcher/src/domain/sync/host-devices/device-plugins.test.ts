@@ -121,6 +121,30 @@ describe('host devices and GPUs from the device plugins’ variables', () => {
     expect([dev?.type, dev?.display, dev?.ramfb]).toEqual(['mdev', false, false]);
   });
 
+  it('a USB device takes bus:device from USB_RESOURCE_*, is named usb-host-<name> and comes after PCI and mdev', () => {
+    const devices = devicesFromPlugins(
+      [
+        { name: 'u', deviceName: 'kubevirt.io/storage' },
+        { name: 'p', deviceName: 'intel.com/qat' },
+      ],
+      { USB_RESOURCE_KUBEVIRT_IO_STORAGE: '3:12', PCI_RESOURCE_INTEL_COM_QAT: '0000:3d:01.0' },
+      HOST,
+    );
+    expect(devices.map((d) => [d.type, d.alias, d.pciAddress, d.usbBus, d.usbDevice])).toEqual([
+      ['pci', 'hostdevice-p', '0000:3d:01.0', '', ''],
+      ['usb', 'usb-host-u', '', '3', '12'],
+    ]);
+  });
+
+  it('GPUs are never looked up as USB devices', () => {
+    const err = refusal(
+      [{ name: 'g', deviceName: 'kubevirt.io/storage' }],
+      { USB_RESOURCE_KUBEVIRT_IO_STORAGE: '1:5' },
+      GPU,
+    );
+    expect(err.source).toBe('PCI_RESOURCE_KUBEVIRT_IO_STORAGE, MDEV_PCI_RESOURCE_KUBEVIRT_IO_STORAGE');
+  });
+
   it('GPU and host-device lists draw from separate pools, as KubeVirt’s do', () => {
     const env = { PCI_RESOURCE_VENDOR_COM_X: '0000:81:00.0' };
     expect(devicesFromPlugins([{ name: 'g', deviceName: 'vendor.com/x' }], env, GPU)[0]?.pciAddress).toBe(
@@ -183,18 +207,17 @@ describe('refusals name the VMI field and the variable', () => {
     ]);
   });
 
-  it('a USB device allocated by the USB plugin is refused, not dropped', () => {
+  it.each([['1:5x'], ['0x1:5'], ["1:5'/>"], ['1'], ['1:2:3']])('a malformed USB address %j', (address) => {
     const err = refusal(
       [{ name: 'u', deviceName: 'kubevirt.io/storage' }],
-      { USB_RESOURCE_KUBEVIRT_IO_STORAGE: '1:5' },
+      { USB_RESOURCE_KUBEVIRT_IO_STORAGE: address },
       HOST,
     );
     expect([err.field, err.source, err.value]).toEqual([
       'spec.domain.devices.hostDevices[0]',
       'USB_RESOURCE_KUBEVIRT_IO_STORAGE',
-      '1:5',
+      address,
     ]);
-    expect(err.message).toContain('USB host devices are not supported');
   });
 
   it.each([[undefined], [''], ['a/b/c'], ['x;reboot'], [42]])('deviceName %j', (deviceName) => {

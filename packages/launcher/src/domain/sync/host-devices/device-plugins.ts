@@ -1,9 +1,17 @@
 // `spec.domain.devices.hostDevices` and `gpus` resolved against the device plugins' environment variables, as
 // KubeVirt's launcher does: every device of a list first tries the PCI pool of its resource, then every device the
-// mediated-device pool (and, for host devices, the USB pool); the list comes out PCI devices first, then mdevs.
+// mediated-device pool (and, for host devices, the USB pool); the list comes out PCI devices first, then mdevs, then USB.
 // Unlike KubeVirt, which only compares counts, each device must get exactly one address, and the address must
 // have its exact shape: a device the VMI asked for is never silently missing or doubled.
-import { MDEV_PREFIX, PCI_PREFIX, USB_PREFIX, isMdevUuid, isPciAddress, isResourceName } from './addresses.js';
+import {
+  MDEV_PREFIX,
+  PCI_PREFIX,
+  USB_PREFIX,
+  isMdevUuid,
+  isPciAddress,
+  isResourceName,
+  isUsbAddress,
+} from './addresses.js';
 import { AddressPool, type Env, type PopResult } from './address-pool.js';
 import { HostDeviceError } from './errors.js';
 import { hostDevice, type WireHostDevice } from './wire.js';
@@ -89,11 +97,29 @@ function popAll(requests: Checked[], pool: AddressPool, kind: Kind): { found: Fo
   return { found, outcomes };
 }
 
+const SHAPES: Record<Kind, { test: (value: string) => boolean; what: string }> = {
+  pci: { test: isPciAddress, what: 'a PCI address (0000:81:01.0)' },
+  mdev: { test: isMdevUuid, what: 'a mediated device UUID' },
+  usb: { test: isUsbAddress, what: 'a USB bus:device pair (1:5)' },
+};
+
 function validate(f: Found): void {
-  const ok = f.kind === 'pci' ? isPciAddress(f.address) : f.kind === 'mdev' ? isMdevUuid(f.address) : true;
-  if (ok) return;
-  const shape = f.kind === 'pci' ? 'a PCI address (0000:81:01.0)' : 'a mediated device UUID';
-  throw new HostDeviceError(f.request.field, f.envVar, f.address, `the device plugin's address is not ${shape}`);
+  const shape = SHAPES[f.kind];
+  if (shape.test(f.address)) return;
+  throw new HostDeviceError(f.request.field, f.envVar, f.address, `the device plugin's address is not ${shape.what}`);
+}
+
+function toWire(f: Found, aliasPrefix: string): WireHostDevice {
+  const { name, display } = f.request;
+  if (f.kind === 'pci') {
+    return hostDevice({ type: 'pci', alias: `${aliasPrefix}${name}`, pciAddress: f.address, ...pciDisplay(display) });
+  }
+  if (f.kind === 'mdev') {
+    return hostDevice({ type: 'mdev', alias: `${aliasPrefix}${name}`, mdevUuid: f.address, ...mdevDisplay(display) });
+  }
+  // KubeVirt names a USB host device usb-host-<name>, whichever list it came from.
+  const [bus = '', device = ''] = f.address.split(':');
+  return hostDevice({ type: 'usb', alias: `usb-host-${name}`, usbBus: bus, usbDevice: device });
 }
 
 /** Why a device got no address: names every variable that was looked at and what was in it. */
@@ -130,13 +156,14 @@ export function devicesFromPlugins(list: DeviceRequest[], env: Env, options: Lis
   const found = rounds.flatMap((r) => r.found);
   requests.forEach((request, i) => {
     const mine = found.filter((f) => f.request === request);
-    if (mine.length === 0)
+    if (mine.length === 0) {
       throw missing(
         request,
         pools,
         rounds.map((r) => r.outcomes),
         i,
       );
+    }
     if (mine.length > 1) {
       throw new HostDeviceError(
         request.field,
@@ -147,21 +174,7 @@ export function devicesFromPlugins(list: DeviceRequest[], env: Env, options: Lis
     }
   });
   found.forEach(validate);
-  const usb = found.find((f) => f.kind === 'usb');
-  if (usb) {
-    throw new HostDeviceError(
-      usb.request.field,
-      usb.envVar,
-      usb.address,
-      'USB host devices are not supported by this launcher yet',
-    );
-  }
-  const devices = found.map((f) => {
-    const alias = `${options.aliasPrefix}${f.request.name}`;
-    return f.kind === 'pci'
-      ? hostDevice({ type: 'pci', alias, pciAddress: f.address, ...pciDisplay(f.request.display) })
-      : hostDevice({ type: 'mdev', alias, mdevUuid: f.address, ...mdevDisplay(f.request.display) });
-  });
+  const devices = found.map((f) => toWire(f, options.aliasPrefix));
   const firstMdev = devices.find((d) => d.type === 'mdev');
   if (options.gpu && firstMdev && requests.every((r) => r.display === undefined)) {
     firstMdev.display = true;

@@ -68,6 +68,16 @@ describe('readHostDevices -> buildContext -> converter', () => {
     );
   });
 
+  it('a USB device from USB_RESOURCE_* becomes a bus/device <hostdev> with a USB controller', async () => {
+    const xml = await convert(vmiJson({ hostDevices: [{ name: 'stick', deviceName: 'kubevirt.io/storage' }] }), {
+      USB_RESOURCE_KUBEVIRT_IO_STORAGE: '3:12',
+    });
+    expect(xml).toMatch(
+      /<hostdev mode="subsystem" type="usb">\s*<source>\s*<address bus="3" device="12"\/>\s*<\/source>\s*<alias name="ua-usb-host-stick"\/>/,
+    );
+    expect(xml).toContain('<controller type="usb" index="0" model="qemu-xhci"/>');
+  });
+
   it('an SR-IOV NIC takes its VF from <run root>/etc/podinfo/network-info', async () => {
     await mkdir(join(root, 'etc/podinfo'), { recursive: true });
     await writeFile(

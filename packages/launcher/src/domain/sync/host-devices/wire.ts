@@ -10,6 +10,8 @@ export function hostDevice(fields: Partial<WireHostDevice> & Pick<WireHostDevice
     mdevUuid: '',
     usbVendor: '',
     usbProduct: '',
+    usbBus: '',
+    usbDevice: '',
     guestPciAddress: '',
     bootOrder: 0,
     display: false,
