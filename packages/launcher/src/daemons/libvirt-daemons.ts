@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
 import { writeDaemonConfigs } from './config.js';
 import { SupervisedDaemon } from './supervisor.js';
+import { qemuOnlyDriverEnv } from './driver-dir.js';
+import { log } from '../log.js';
 import { killProbeOrphans } from './probe-orphans.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 
@@ -62,12 +64,15 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   await rm(socketPath, { force: true });
   const files = await writeDaemonConfigs(paths, name, logFilters);
   const env = sessionEnv(paths);
+  // The monolithic libvirtd would load every driver module; virtqemud has only the QEMU driver (driver-dir.ts).
+  const drivers = virtqemud ? undefined : await qemuOnlyDriverEnv(paths);
+  if (drivers) log.info(drivers.note);
   const daemon = new SupervisedDaemon(
     name,
     binary,
     ['-f', files.daemonConf, '--pid-file', pidFile],
     () => killProbeOrphans(name),
-    env,
+    { ...env, ...drivers?.env },
   );
   const logdBinary = await findBinary('virtlogd');
   const virtlogd = logdBinary
