@@ -22,6 +22,9 @@ export const launchSecurity: Configurator = {
     const security = vmi.spec.domain.launchSecurity;
     if (!security) return;
     const field = 'spec.domain.launchSecurity';
+    // On s390x an empty launchSecurity asks for Secure Execution (KubeVirt's rule): no element, the
+    // IOMMU-backed virtio devices that the resolved context turns on for it.
+    if (ctx.arch.arch === 's390x' && !security.sev && !security.snp && !security.tdx) return;
     if (ctx.arch.arch !== 'amd64') {
       throw new ConversionError(field, ctx.arch.arch, `SEV, SEV-SNP and TDX need an amd64 host, not ${ctx.arch.arch}`);
     }

@@ -58,8 +58,12 @@ export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstanc
     hypervisorDeviceAvailable: raw.hypervisorDeviceAvailable ?? true,
     virtioModel,
     // A VMI asking for SEV needs the same IOMMU-backed virtio devices as the launcher's flags ask for.
+    // s390x Secure Execution is an empty launchSecurity on an s390x VMI (as KubeVirt reads it).
     launchSecurity:
-      raw.useLaunchSecuritySev || raw.useLaunchSecurityPv || vmi.spec.domain.launchSecurity?.sev !== undefined,
+      raw.useLaunchSecuritySev ||
+      raw.useLaunchSecurityPv ||
+      vmi.spec.domain.launchSecurity?.sev !== undefined ||
+      (arch.arch === 's390x' && vmi.spec.domain.launchSecurity !== undefined),
     libvirtVersion: parseLibvirtVersion(raw.libvirtVersion),
     hotplugPorts: raw.hotplugPorts ?? true,
     topology,
