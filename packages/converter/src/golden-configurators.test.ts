@@ -90,6 +90,7 @@ const VECTORS: [string, Configurator, Pick][] = [
   ['os-efi-auto-selection', os, osWithoutType],
   ['storage-pvc-filesystem', disks, devices('disk')],
   ['storage-pvc-block', disks, devices('disk')],
+  ['storage-match-volume', disks, devices('disk')],
   ['storage-pvc-discard-ignore', disks, devices('disk')],
   ['storage-hostdisk', disks, devices('disk')],
   ['storage-emptydisk', disks, devices('disk')],

@@ -54,6 +54,15 @@ describe('blockSize.matchVolume takes the sizes the launcher measured', () => {
     });
   });
 
+  it('a discard granularity left out of the context is left out of <blockio>', () => {
+    const sizes = { d: { logical: 512, physical: 4096 } };
+    expect(blockio({ blockSize: { matchVolume: { enabled: true } } }, { volumeBlockSizes: sizes })).toEqual({
+      logical: 512,
+      physical: 4096,
+      discardGranularity: undefined,
+    });
+  });
+
   it('a custom size wins over matchVolume, and matchVolume switched off asks for nothing', () => {
     const custom = { logical: 512, physical: 512 };
     expect(blockio({ blockSize: { custom, matchVolume: { enabled: true } } }, { volumeBlockSizes: measured })).toEqual({

@@ -158,7 +158,8 @@ export interface SevFacts {
 export interface VolumeBlockSizes {
   logical: number;
   physical: number;
-  discardGranularity: number;
+  /** Left out: no discard_granularity attribute (KubeVirt's measurement always gives one, 0 included). */
+  discardGranularity?: number | undefined;
 }
 
 export interface ConverterContext {
@@ -1754,7 +1755,7 @@ export const SevFacts: MessageFns<SevFacts> = {
 };
 
 function createBaseVolumeBlockSizes(): VolumeBlockSizes {
-  return { logical: 0, physical: 0, discardGranularity: 0 };
+  return { logical: 0, physical: 0, discardGranularity: undefined };
 }
 
 export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
@@ -1765,7 +1766,7 @@ export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
     if (message.physical !== 0) {
       writer.uint32(16).uint32(message.physical);
     }
-    if (message.discardGranularity !== 0) {
+    if (message.discardGranularity !== undefined) {
       writer.uint32(24).uint32(message.discardGranularity);
     }
     return writer;
@@ -1828,7 +1829,7 @@ export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
         ? globalThis.Number(object.discardGranularity)
         : isSet(object.discard_granularity)
         ? globalThis.Number(object.discard_granularity)
-        : 0,
+        : undefined,
     };
   },
 
@@ -1840,7 +1841,7 @@ export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
     if (message.physical !== 0) {
       obj.physical = Math.round(message.physical);
     }
-    if (message.discardGranularity !== 0) {
+    if (message.discardGranularity !== undefined) {
       obj.discardGranularity = Math.round(message.discardGranularity);
     }
     return obj;
@@ -1853,7 +1854,7 @@ export const VolumeBlockSizes: MessageFns<VolumeBlockSizes> = {
     const message = createBaseVolumeBlockSizes();
     message.logical = object.logical ?? 0;
     message.physical = object.physical ?? 0;
-    message.discardGranularity = object.discardGranularity ?? 0;
+    message.discardGranularity = object.discardGranularity ?? undefined;
     return message;
   },
 };
