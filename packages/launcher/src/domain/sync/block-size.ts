@@ -103,9 +103,11 @@ export function deviceBlockSizes(
       target.field,
     );
   }
-  const sizes = { logical: logical || physical, physical: physical || logical, discardGranularity };
-  if (sizes.discardGranularity % sizes.logical !== 0) sizes.discardGranularity = sizes.physical;
-  return sizes;
+  const sizes = { logical: logical || physical, physical: physical || logical };
+  return {
+    ...sizes,
+    discardGranularity: discardGranularity % sizes.logical === 0 ? discardGranularity : sizes.physical,
+  };
 }
 
 /** A file's sizes: the filesystem's block size for all three, as a filesystem has no separate sector sizes. */
