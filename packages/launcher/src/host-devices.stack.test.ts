@@ -8,12 +8,18 @@
 // starting such a guest needs real hardware. It boots nothing, so it costs a launcher start and one define.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { convertVmi } from './adapters/converter.js';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
+import { buildContext } from './domain/sync/build-context.js';
+import { readHostDevices } from './domain/sync/host-devices/read.js';
+import { parseFlags } from './flags.js';
+import { resolvePaths } from './paths.js';
+import { parseVmiRequest } from './vmi.js';
 
 const UUID = 'c2177883-f1bb-47f0-914d-32a22e3a8804';
 const ENV = [
@@ -45,12 +51,54 @@ function vmi(gpus: Array<Record<string, unknown>>): Buffer {
   );
 }
 
+/** A VMI with one SR-IOV NIC that Multus reported, named `sriov`. */
+function sriovVmi(): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'sriov', namespace: 'default', uid: 'u-sriov' },
+      spec: {
+        domain: {
+          resources: { requests: { memory: '64Mi' } },
+          devices: { interfaces: [{ name: 'vf', sriov: {}, bootOrder: 1 }] },
+        },
+        networks: [{ name: 'vf', multus: { networkName: 'sriov-net' } }],
+      },
+      status: { interfaces: [{ name: 'vf', infoSource: 'domain, multus-status' }] },
+    }),
+  );
+}
+
+/**
+ * The SR-IOV half of the launcher's sync, in this process: Multus's network-info file under a run root, the
+ * launcher's readHostDevices and buildContext, the converter. (The launcher in the private root reads
+ * /etc/podinfo, which the private root shares with the host, so the file cannot be given to it there.)
+ */
+async function sriovDomainXml(runRoot: string): Promise<string> {
+  await mkdir(join(runRoot, 'etc/podinfo'), { recursive: true });
+  const vf = { network: 'vf', deviceInfo: { type: 'pci', version: '1.1.0', pci: { 'pci-address': '0000:3b:02.1' } } };
+  await writeFile(join(runRoot, 'etc/podinfo/network-info'), JSON.stringify({ interfaces: [vf] }));
+  const flags = { ...parseFlags(['--run-root', runRoot, '--uid', 'u-sriov'], {}), allowEmulation: true };
+  const vmi = parseVmiRequest(sriovVmi());
+  const facts = {
+    nodeArch: process.arch,
+    hypervisorDeviceAvailable: false,
+    blockVolumes: {},
+    tap0Mtu: undefined,
+    containerDisks: {},
+    libvirtVersion: '9.0.0',
+    hostDevices: await readHostDevices(vmi.raw, runRoot, {}),
+  };
+  return (await convertVmi(vmi.raw, buildContext(facts, vmi, undefined, flags, resolvePaths(flags)))).domainXml;
+}
+
 interface Reply {
   success: boolean;
   message: string;
 }
 
-describe('host devices and vGPUs from the device plugins’ environment define in libvirtd 9.0', () => {
+describe('host devices, vGPUs, USB devices and SR-IOV VFs define in libvirtd 9.0', () => {
   let root = '';
   let launcher: LauncherProcess | undefined;
   let notify: NotifyStandIn | undefined;
@@ -58,6 +106,7 @@ describe('host devices and vGPUs from the device plugins’ environment define i
   let refusedDomains = '';
   let synced: Reply = { success: true, message: 'not run' };
   let xml = '';
+  let sriovXml = '';
 
   beforeAll(async () => {
     root = await mkdtemp('/tmp/vlt-launcher-hostdev-');
@@ -89,6 +138,10 @@ describe('host devices and vGPUs from the device plugins’ environment define i
       // Reported by the test below with the sync's reply, which says why nothing was defined.
       xml = `no domain: ${String(err)}`;
     }
+    const sriovFile = join(root, 'sriov-domain.xml');
+    await writeFile(sriovFile, await sriovDomainXml(join(root, 'sriov-run')));
+    execFileSync('virsh', ['-c', uri, 'define', sriovFile], { stdio: 'pipe' });
+    sriovXml = execFileSync('virsh', ['-c', uri, 'dumpxml', '--inactive', 'default_sriov']).toString();
   }, 240_000);
 
   afterAll(async () => {
@@ -122,5 +175,11 @@ describe('host devices and vGPUs from the device plugins’ environment define i
     expect([...xml.matchAll(/<hostdev /g)]).toHaveLength(3);
     expect(synced.success, synced.message).toBe(false);
     expect(synced.message).toContain("host doesn't support passthrough of host PCI devices");
+  });
+
+  it('an SR-IOV NIC’s VF from the network-info file defines as a PCI host device with its boot order', () => {
+    expect(sriovXml).toMatch(
+      /<hostdev mode='subsystem' type='pci' managed='no'>\s*<source>\s*<address domain='0x0000' bus='0x3b' slot='0x02' function='0x1'\/>\s*<\/source>\s*<boot order='1'\/>\s*<alias name='ua-sriov-vf'\/>/,
+    );
   });
 });
