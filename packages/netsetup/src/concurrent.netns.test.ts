@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { Topology, sh } from './testing/topology.js';
 import { lockNetns } from './netns-lock.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// The bin as users run it (it loads the bundle of dist/cli.js).
+const cli = fileURLToPath(new URL('../bin/virt-netsetup.js', import.meta.url));
 const t = new Topology();
 
 beforeAll(async () => {

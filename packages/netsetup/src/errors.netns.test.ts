@@ -19,7 +19,8 @@ import { MasqueradePlan, MasqueradeRequest } from './gen/virtlauncher/netsetup/v
 import { sh } from './testing/topology.js';
 
 const ns = `vlt-netsetup-${randomBytes(3).toString('hex')}-err`;
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+// The bin as users run it (it loads the bundle of dist/cli.js).
+const CLI = fileURLToPath(new URL('../bin/virt-netsetup.js', import.meta.url));
 let plan: MasqueradePlan;
 
 /** Everything apply could change: links with addresses, the ruleset, the forwarding switch. */
