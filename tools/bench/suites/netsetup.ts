@@ -19,7 +19,8 @@ import {
 import type { MasqueradePlan } from '@virt-launcher/netsetup';
 
 const REPS = Number(process.env.BENCH_REPS ?? 7);
-const CLI = fileURLToPath(new URL('../../../packages/netsetup/dist/cli.js', import.meta.url));
+// The CLI as users run it: the committed bin, which loads the bundle `npm run build` makes (dist/virt-netsetup.js).
+const CLI = fileURLToPath(new URL('../../../packages/netsetup/bin/virt-netsetup.js', import.meta.url));
 const id = randomBytes(3).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'vlt-netsetup-bench-'));
 const resolvConf = join(dir, 'resolv.conf');
