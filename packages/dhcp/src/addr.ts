@@ -43,10 +43,13 @@ export function parseMac(text: string): Buffer | undefined {
   return Buffer.from(text.replace(/[:-]/g, ''), 'hex');
 }
 
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** Lower-case hex pairs joined by colons; a table lookup per byte, since every logged packet names its MAC. */
 export function formatMac(bytes: Uint8Array): string {
-  return Buffer.from(bytes)
-    .toString('hex')
-    .replace(/(..)(?!$)/g, '$1:');
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) text += (i === 0 ? '' : ':') + HEX_BYTE[bytes[i] ?? 0];
+  return text;
 }
 
 export function parseIPv6(text: string): Buffer | undefined {

@@ -44,7 +44,11 @@ export function v4Handler(
       }
       send(encodeDecision(decision), decision.to);
       stats.replied++;
-      logger.info(`sent ${typeNames[decision.type] ?? decision.type}`, {
+      // KubeVirt's server logs each packet only at verbosity 4. Here a reply is a debug line, after it was sent,
+      // unless it is worth a look at the default level: a NAK, a reply trimmed to fit, or the ACK of a new binding
+      // (one line per guest boot, none per renewal).
+      const level = decision.note || decision.fit || decision.newLease ? 'info' : 'debug';
+      logger[level](`sent ${typeNames[decision.type] ?? decision.type}`, {
         mac: formatMac(req.chaddr),
         xid: req.xid,
         yiaddr: decision.packet.yiaddr,

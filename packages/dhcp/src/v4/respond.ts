@@ -3,8 +3,11 @@
 import { formatIPv4, parseIPv4 } from '../addr.js';
 import { BROADCAST_FLAG, type DhcpPacket, encodeDhcpPacket } from './packet.js';
 import { MessageType, Opt, type Options } from './options.js';
-import { type FittedOptions, fitReply, replyLimit } from './fit.js';
+import { replyLimit } from './fit.js';
 import type { PreparedV4 } from './prepare.js';
+import { type FitReport, fillTemplate, replyTemplate } from './reply-template.js';
+
+export type { FitReport } from './reply-template.js';
 
 const ZERO = '0.0.0.0';
 
@@ -16,23 +19,19 @@ export interface Destination {
 export type Decision =
   | { kind: 'ignore'; reason: string }
   | { kind: 'note'; msg: string; fields: Record<string, unknown> }
-  | { kind: 'reply'; type: number; packet: DhcpPacket; to: Destination; note?: string; fit?: FitReport };
-
-/** What was done to make a reply fit the client's size limit, for the log. */
-export interface FitReport {
-  limit: number;
-  /** Codes carried (in whole or in part) in the file and sname fields (option 52). */
-  inFile: number[];
-  inSname: number[];
-  dropped: number[];
-  searchDomainsKept?: number;
-}
-
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n >>> 0);
-  return b;
-}
+  | {
+      kind: 'reply';
+      type: number;
+      /** Read only but for a NAK's: an OFFER's or ACK's option maps are shared with every reply of its kind. */
+      packet: DhcpPacket;
+      to: Destination;
+      note?: string;
+      fit?: FitReport;
+      /** An ACK that starts a binding (SELECTING, INIT-REBOOT), not a renewal: the guest took its address. */
+      newLease?: boolean;
+      /** The encoded reply this packet's own fields are written into (reply-template.ts); absent for a NAK. */
+      template?: Buffer;
+    };
 
 function optionIPv4(options: Options, code: number): string | undefined {
   const v = options.get(code);
@@ -51,23 +50,26 @@ function destinationFor(req: DhcpPacket, type: number, source: Destination): Des
   return { address: '255.255.255.255', port: 68 };
 }
 
+/** A NAK's options: 53 and 54 only, in maps of its own because nak() adds its message. */
+function nakOptions(p: PreparedV4): Pick<DhcpPacket, 'options' | 'fileOptions' | 'snameOptions'> {
+  const options: Options = new Map();
+  options.set(Opt.MessageType, Buffer.from([MessageType.Nak]));
+  options.set(Opt.ServerId, parseIPv4(p.serverIp) ?? Buffer.alloc(4));
+  return { options, fileOptions: new Map(), snameOptions: new Map() };
+}
+
 function reply(p: PreparedV4, req: DhcpPacket, type: number, source: Destination, withLease: boolean): Decision {
-  const fixed: Options = new Map();
-  fixed.set(Opt.MessageType, Buffer.from([type]));
-  fixed.set(Opt.ServerId, parseIPv4(p.serverIp) ?? Buffer.alloc(4));
-  if (withLease) fixed.set(Opt.LeaseTime, u32(p.leaseSeconds));
-  const prl = req.options.get(Opt.ParameterRequestList);
-  const limit = replyLimit(req.options.get(Opt.MaxMessageSize), p.linkMtu);
-  const fitted: FittedOptions =
+  const template =
     type === MessageType.Nak
-      ? { options: fixed, fileOptions: new Map(), snameOptions: new Map(), dropped: [] }
-      : fitReply({
-          fixed,
-          configured: p.options,
-          searchDomains: p.searchDomains,
-          requested: prl ? new Set(prl) : undefined,
-          limit,
-        });
+      ? undefined
+      : replyTemplate(
+          p,
+          type,
+          withLease,
+          replyLimit(req.options.get(Opt.MaxMessageSize), p.linkMtu),
+          req.options.get(Opt.ParameterRequestList),
+        );
+  const areas = template ?? nakOptions(p);
   const packet: DhcpPacket = {
     op: 2,
     htype: req.htype,
@@ -83,20 +85,19 @@ function reply(p: PreparedV4, req: DhcpPacket, type: number, source: Destination
     chaddr: req.chaddr,
     sname: '',
     file: '',
-    options: fitted.options,
-    fileOptions: fitted.fileOptions,
-    snameOptions: fitted.snameOptions,
+    options: areas.options,
+    fileOptions: areas.fileOptions,
+    snameOptions: areas.snameOptions,
   };
   const d: Decision = { kind: 'reply', type, packet, to: destinationFor(req, type, source) };
-  if (fitted.dropped.length > 0 || fitted.fileOptions.size + fitted.snameOptions.size > 0) {
-    d.fit = {
-      limit,
-      inFile: [...fitted.fileOptions.keys()],
-      inSname: [...fitted.snameOptions.keys()],
-      dropped: fitted.dropped,
-      ...(fitted.searchDomainsKept !== undefined ? { searchDomainsKept: fitted.searchDomainsKept } : {}),
-    };
-  }
+  if (template?.fit) d.fit = template.fit;
+  if (template) d.template = template.wire;
+  return d;
+}
+
+/** Marks an ACK that starts a binding, which the server logs at info (renewals only at debug). */
+function newLease(d: Decision): Decision {
+  if (d.kind === 'reply') d.newLease = true;
   return d;
 }
 
@@ -121,12 +122,12 @@ function onRequest(p: PreparedV4, req: DhcpPacket, source: Destination): Decisio
       return { kind: 'note', msg: 'client chose another DHCP server', fields: { serverId, xid: req.xid } };
     }
     if (requested !== p.clientIp) return nak(p, req, source, `requested address ${requested ?? 'none'} is not offered`);
-    return reply(p, req, MessageType.Ack, source, true);
+    return newLease(reply(p, req, MessageType.Ack, source, true));
   }
   if (requested !== undefined) {
     // INIT-REBOOT: the client checks an address it remembers.
     if (requested !== p.clientIp) return nak(p, req, source, `requested address ${requested} is not the guest's`);
-    return reply(p, req, MessageType.Ack, source, true);
+    return newLease(reply(p, req, MessageType.Ack, source, true));
   }
   if (req.ciaddr !== ZERO) {
     // RENEWING or REBINDING.
@@ -166,5 +167,5 @@ export function respondV4(p: PreparedV4, req: DhcpPacket, source: Destination): 
 
 /** Encodes a reply; kept here so the server file stays about sockets only. */
 export function encodeDecision(d: Extract<Decision, { kind: 'reply' }>): Buffer {
-  return encodeDhcpPacket(d.packet);
+  return d.template ? fillTemplate(d.template, d.packet) : encodeDhcpPacket(d.packet);
 }

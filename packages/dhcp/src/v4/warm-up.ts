@@ -1,6 +1,8 @@
 // Runs the reply path on synthetic requests before the socket opens. V8 compiles functions lazily and optimises
 // them only after many calls; without this the guest's first DISCOVER pays milliseconds of compilation, which is
 // most of a lease's time on the server side. A few hundred rounds take a few tens of milliseconds at start-up.
+// The requests come with and without a size limit (option 57), so the replies a guest's first DISCOVER and REQUEST
+// get are already fitted and encoded (reply-template.ts): clients send either none, 576, or more than the MTU.
 import { type DhcpPacket, encodeDhcpPacket } from './packet.js';
 import { MessageType, Opt } from './options.js';
 import type { PreparedV4 } from './prepare.js';
@@ -8,10 +10,14 @@ import { v4Handler } from './handler.js';
 import { createLogger } from '@virt-launcher/shared';
 import { parseIPv4 } from '../addr.js';
 
-const ROUNDS = 300;
+const ROUNDS = 150;
 
-function synthetic(p: PreparedV4, type: number, xid: number): DhcpPacket {
+/** Option 57 of 65535: the reply limit is then the link MTU (fit.ts replyLimit). */
+const NO_LIMIT = Buffer.from([0xff, 0xff]);
+
+function synthetic(p: PreparedV4, type: number, xid: number, maxMessage: Buffer | undefined): DhcpPacket {
   const options = new Map<number, Buffer>([[Opt.MessageType, Buffer.from([type])]]);
+  if (maxMessage) options.set(Opt.MaxMessageSize, maxMessage);
   if (type === MessageType.Request) {
     options.set(Opt.RequestedIp, parseIPv4(p.clientIp) ?? Buffer.alloc(4));
     options.set(Opt.ServerId, parseIPv4(p.serverIp) ?? Buffer.alloc(4));
@@ -38,7 +44,9 @@ function synthetic(p: PreparedV4, type: number, xid: number): DhcpPacket {
 
 /** Drives the real handler, logger formatting included, with replies and log lines thrown away. */
 export function warmUpV4(p: PreparedV4): void {
-  const wire = [MessageType.Discover, MessageType.Request].map((t) => encodeDhcpPacket(synthetic(p, t, t)));
+  const wire = [undefined, NO_LIMIT].flatMap((limit) =>
+    [MessageType.Discover, MessageType.Request].map((t) => encodeDhcpPacket(synthetic(p, t, t, limit))),
+  );
   const stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
   const handle = v4Handler(p, createLogger({ component: 'virt-dhcp', write: () => {} }), () => {}, stats);
   const from = { address: '0.0.0.0', port: 68, scopeId: 0 };
