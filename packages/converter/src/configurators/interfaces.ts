@@ -56,7 +56,16 @@ export const interfaces: Configurator = {
       const pod = ctx.raw.podInterfaces[iface.name];
       out.mac = iface.macAddress || pod?.mac || undefined;
       if (passt) {
-        const podIface = vmi.status?.interfaces?.find((s) => s.name === iface.name)?.podInterfaceName ?? 'eth0';
+        // passt serves the pod interface virt-handler names in the status (eth0, or a user-defined
+        // network's link); guessing one would attach the NIC to the wrong link, so its absence is refused.
+        const podIface = vmi.status?.interfaces?.find((s) => s.name === iface.name)?.podInterfaceName;
+        if (!podIface) {
+          throw new ConversionError(
+            'status.interfaces',
+            iface.name,
+            `no podInterfaceName for passt interface ${quote(iface.name)}: virt-handler reports it in the VMI status`,
+          );
+        }
         out.source = { dev: podIface };
         out.backend = { type: 'passt', logFile: `${ctx.paths.kubevirtRunDir}/passt.log` };
         out.portForwards = passtPortForwards(vmi, iface, field);
