@@ -225,6 +225,11 @@ describe('refusals name the VMI field and the variable', () => {
     expect(err.field).toBe('spec.domain.devices.gpus[0].deviceName');
   });
 
+  it.each([[undefined], [''], [7]])('name %j', (name) => {
+    const err = refusal([{ name, deviceName: 'nvidia.com/T4' }], { PCI_RESOURCE_NVIDIA_COM_T4: '0000:65:00.0' }, GPU);
+    expect(err.field).toBe('spec.domain.devices.gpus[0].name');
+  });
+
   it('a DRA claim', () => {
     const err = refusal([{ name: 'a', claimName: 'gpu-claim', requestName: 'r' }], {}, HOST);
     expect(err.field).toBe('spec.domain.devices.hostDevices[0].claimName');

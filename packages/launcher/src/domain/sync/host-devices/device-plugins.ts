@@ -41,7 +41,10 @@ interface Checked {
 function check(list: DeviceRequest[], listField: string, gpu: boolean): Checked[] {
   return list.map((d, i) => {
     const field = `${listField}[${i}]`;
-    const name = typeof d.name === 'string' ? d.name : '';
+    if (typeof d.name !== 'string' || d.name === '') {
+      throw new HostDeviceError(`${field}.name`, 'spec', JSON.stringify(d.name ?? null), 'a device needs a name');
+    }
+    const name = d.name;
     if (d.claimName !== undefined || d.requestName !== undefined) {
       throw new HostDeviceError(
         `${field}.claimName`,
