@@ -18,3 +18,11 @@ export {
 } from './quantity.js';
 export { createLogger, silentLogger, type LogFields, type LogLevel, type Logger, type LoggerOptions } from './log.js';
 export { secondaryNetworkHash, secondaryPodIfaceName, secondaryTapName } from './network-names.js';
+export {
+  buildPositionMap,
+  lookupPosition,
+  positionMapPath,
+  PositionMapError,
+  type PositionMap,
+  type SourceMapV3,
+} from './position-map.js';

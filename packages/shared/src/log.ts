@@ -1,6 +1,7 @@
 // JSON-line logger with KubeVirt's keys (component, level, msg, pos, timestamp), so tooling written for
-// KubeVirt's logs reads ours unchanged. `pos` is the caller's file:line, like KubeVirt's `file.go:123`.
-import { basename } from 'node:path';
+// KubeVirt's logs reads ours unchanged. `pos` is the caller's file:line, like KubeVirt's `file.go:123`; in a bundled
+// program, the file:line of the module the call came from (position-map.ts).
+import { framePosition } from './position-map.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -45,7 +46,7 @@ function callerPosition(): string {
   Error.stackTraceLimit = limit;
   const frame = stack?.split('\n')[CALLER_FRAME] ?? '';
   const match = /([^\s(]+):(\d+):\d+\)?\s*$/.exec(frame);
-  return match ? `${basename(match[1] ?? '')}:${match[2]}` : 'unknown';
+  return match ? framePosition(match[1] ?? '', Number(match[2])) : 'unknown';
 }
 
 // Values JSON cannot carry as they are: a bigint as its digits, an Error as its message.
