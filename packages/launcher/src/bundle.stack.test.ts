@@ -1,0 +1,58 @@
+// The shipped entry point is one esbuild bundle (scripts/bundle.ts): it must log what the unbundled program logs,
+// `pos` included, and leave every package with a native addon to load from its own files.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliPath } from './testing/launcher-process.js';
+
+const unbundledPath = resolve(cliPath, '../cli.unbundled.js');
+const packagesDir = resolve(cliPath, '../../..');
+
+/** Runs the launcher on libvirt's test driver until it gives up waiting for a domain; its log lines as pos + msg. */
+async function logOf(entry: string): Promise<{ status: number | null; lines: string[] }> {
+  const root = await mkdtemp(join(tmpdir(), 'vlt-launcher-bundle-'));
+  try {
+    const args = ['--run-root', root, '--libvirt-uri', 'test:///default', '--name', 'none', '--qemu-timeout', '1s'];
+    const r = spawnSync(process.execPath, [entry, ...args], { encoding: 'utf8', timeout: 60_000 });
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { pos: string; msg: string })
+      .map((l) => `${l.pos.replace(/^cli\.unbundled\.js:/, 'cli.js:')} ${l.msg}`);
+    return { status: r.status, lines };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+describe('the bundled launcher (dist/cli.js)', () => {
+  it('is one bundle with a position map, and leaves every package with a native addon outside', () => {
+    const code = readFileSync(cliPath, 'utf8');
+    expect(code).toContain('virt-launcher bundle (scripts/bundle.ts)');
+    expect(existsSync(`${cliPath}.positions.json`)).toBe(true);
+    // An addon found relative to its package's module would be looked for beside dist/cli.js instead.
+    expect(code).not.toMatch(/build\/Release\/[\w-]+\.node/);
+    const withAddons = readdirSync(packagesDir).filter((d) => existsSync(join(packagesDir, d, 'binding.gyp')));
+    expect(withAddons).toContain('libvirt');
+    for (const dir of withAddons) {
+      const { name } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string };
+      if (code.includes(name)) expect(code).toMatch(new RegExp(`(from|import\\()\\s*"${name}"`));
+    }
+  });
+
+  it('logs the same lines with the same pos (module and line tsc emitted) as the unbundled entry', async () => {
+    const [bundled, unbundled] = await Promise.all([logOf(cliPath), logOf(unbundledPath)]);
+    expect(bundled.status).toBe(2);
+    expect(unbundled.status).toBe(2);
+    // The line named is the one in the module that logs it.
+    const ready = bundled.lines.find((l) => l.endsWith(' Marked as ready'));
+    const line = Number(/^server\.js:(\d+) /.exec(ready ?? '')?.[1]);
+    const server = readFileSync(resolve(cliPath, '../cmd-server/server.js'), 'utf8').split('\n');
+    expect(server[line - 1]).toContain('Marked as ready');
+    // The phases finish in another order when the bundle loads faster: compare as sets of lines.
+    expect([...bundled.lines].sort()).toEqual([...unbundled.lines].sort());
+  });
+});
