@@ -15,6 +15,15 @@ describe('console', () => {
     ]);
     expect(d.devices.consoles).toEqual([{ type: 'pty', targetType: 'serial', port: 0 }]);
   });
+  it("the VMI's logSerialConsole overrides the cluster setting in the context, both ways", () => {
+    const on = run(consoleSerial, vmi({ devices: { logSerialConsole: true } }), { serialConsoleLog: false });
+    expect(on.devices.serials[0]?.log).toEqual({
+      file: '/var/run/kubevirt-private/uid-1/virt-serial0-log',
+      append: 'on',
+    });
+    const off = run(consoleSerial, vmi({ devices: { logSerialConsole: false } }), { serialConsoleLog: true });
+    expect(off.devices.serials[0]?.log).toBeUndefined();
+  });
   it('nothing when autoattachSerialConsole is false', () => {
     expect(run(consoleSerial, vmi({ devices: { autoattachSerialConsole: false } })).devices.serials).toEqual([]);
   });
