@@ -43,7 +43,7 @@ export async function startDhcpServer(config: DhcpServerConfig, options: DhcpSer
     // Checked before any socket opens, so a bad advertisement config leaves nothing running.
     const raPrepared =
       config.v6?.routerAdvert && prepareRa(config.v6.interfaceName, config.v6.serverMac, config.v6.routerAdvert);
-    if (config.v4) v4 = startV4(config.v4, logger);
+    if (config.v4) v4 = await startV4(config.v4, logger);
     if (config.v6) v6 = startV6(config.v6, logger);
     if (raPrepared) ra = startRaOrWarn(raPrepared, logger);
   } catch (e) {

@@ -6,6 +6,7 @@ import { type Peer, openBoundSocket } from '../bound-socket.js';
 import { prepareV4 } from './prepare.js';
 import { type V4Stats, v4Handler } from './handler.js';
 import { warmUpV4 } from './warm-up.js';
+import { warmUpThroughLoopback } from './warm-up-loopback.js';
 
 export type { V4Stats } from './handler.js';
 
@@ -14,9 +15,11 @@ export interface V4Server {
   readonly stats: V4Stats;
 }
 
-export function startV4(cfg: DhcpV4Config, logger: Logger): V4Server {
+export async function startV4(cfg: DhcpV4Config, logger: Logger): Promise<V4Server> {
   const prepared = prepareV4(cfg, logger);
   warmUpV4(prepared);
+  const warmed = await warmUpThroughLoopback(prepared);
+  logger.debug('warmed up through the loopback', { answered: warmed });
   const stats: V4Stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
   let send = (_data: Buffer, _to: Peer): void => {};
   const socket = openBoundSocket(

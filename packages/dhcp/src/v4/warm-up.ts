@@ -42,11 +42,16 @@ function synthetic(p: PreparedV4, type: number, xid: number, maxMessage: Buffer 
   };
 }
 
-/** Drives the real handler, logger formatting included, with replies and log lines thrown away. */
-export function warmUpV4(p: PreparedV4): void {
-  const wire = [undefined, NO_LIMIT].flatMap((limit) =>
+/** A DISCOVER and a SELECTING REQUEST from the configured client, each without and with a size limit. */
+export function warmUpRequests(p: PreparedV4): Buffer[] {
+  return [undefined, NO_LIMIT].flatMap((limit) =>
     [MessageType.Discover, MessageType.Request].map((t) => encodeDhcpPacket(synthetic(p, t, t, limit))),
   );
+}
+
+/** Drives the real handler, logger formatting included, with replies and log lines thrown away. */
+export function warmUpV4(p: PreparedV4): void {
+  const wire = warmUpRequests(p);
   const stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
   const handle = v4Handler(p, createLogger({ component: 'virt-dhcp', write: () => {} }), () => {}, stats);
   const from = { address: '0.0.0.0', port: 68, scopeId: 0 };
