@@ -1,27 +1,44 @@
 // <cputune> for dedicated CPU placement: vCPUs, the supplemental IOThread pool, the emulator thread
 // and the other IOThreads pinned onto the exclusive CPUs the launcher found in its cgroup
-// (context.cpuSet). The context carries no host topology (siblings, NUMA cells), so every CPU of the set
-// counts as a core of its own in one cell: vCPU i takes the i-th lowest CPU, as KubeVirt does on such a
-// host, and what is left over serves the IOThread pool and the emulator thread.
+// (context.cpuSet). The vCPUs are fitted onto the host topology by the CPU pool (cpu-pool.ts): the
+// host NUMA cells of context.hostNumaNodes when the launcher sent them (strict for NUMA passthrough,
+// relaxed otherwise); without them every CPU of the set counts as a core of its own in one cell, so
+// vCPU i takes the i-th lowest CPU. What the vCPUs leave serves the IOThread pool and the emulator.
 import type { Resolved } from '../context/resolve.js';
 import type { CpuTune } from '../domain/types.js';
 import { ConversionError } from '../errors.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import type { Configurator } from './configurator.js';
+import { CpuPool, CpuPoolError, type PoolCell } from './cpu-pool.js';
 
 /** KubeVirt's alpha annotation: give the emulator a second CPU when the pinned count is even. */
 export const EVEN_PARITY_ANNOTATION = 'alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity';
 
+/** Hands out the CPUs the vCPUs left, for helpers that need one each. */
 class SpareCpus {
-  private next = 0;
-  constructor(private readonly cpus: number[]) {}
+  constructor(private readonly pool: CpuPool) {}
   take(what: string, set: readonly number[]): number {
-    const cpu = this.cpus[this.next++];
+    const cpu = this.pool.fitThread();
     if (cpu === undefined) {
       throw new ConversionError('context.cpuSet', set, `no CPU of the set is left for ${what}`);
     }
     return cpu;
   }
+}
+
+/** The host cells the pool fits into: the launcher's NUMA nodes, or one cell of lone cores. */
+function hostCells(ctx: Resolved, sorted: readonly number[]): PoolCell[] {
+  const nodes = ctx.raw.hostNumaNodes ?? [];
+  if (nodes.length === 0) return [{ cpus: sorted.map((id) => ({ id, siblings: [] })) }];
+  return nodes.map((n) => ({ cpus: n.cpus.map((id) => ({ id, siblings: [] })) }));
+}
+
+function fitVcpus(vmi: VirtualMachineInstance, ctx: Resolved, sorted: readonly number[]): CpuPool {
+  const { threads } = ctx.topology;
+  const strict = vmi.spec.domain.cpu?.numa?.guestMappingPassthrough !== undefined;
+  // With vCPU hot-plug only the enabled sockets are pinned (ctx.vcpus counts those).
+  const guestCores = Math.ceil(ctx.vcpus / threads);
+  return new CpuPool(threads, guestCores, sorted, hostCells(ctx, sorted), !strict);
 }
 
 /** Shared/auto IOThreads over the vCPUs' CPUs, in the context's order (KubeVirt's balancing). */
@@ -60,22 +77,30 @@ function pin(vmi: VirtualMachineInstance, ctx: Resolved, iothreads: number): Cpu
     );
   }
   const tune: CpuTune = { vcpupins: [], iothreadpins: [] };
-  for (let i = 0; i < vcpus; i++) tune.vcpupins.push({ vcpu: i, cpuset: String(sorted[i]) });
-  const spare = new SpareCpus(sorted.slice(vcpus));
-  const pool = ctx.ioThreads.supplementalPool ? ctx.ioThreads.total : 0;
+  const pool = fitVcpus(vmi, ctx, sorted);
+  let placed: number[];
+  try {
+    placed = pool.fitCores();
+  } catch (err) {
+    if (err instanceof CpuPoolError) throw new ConversionError(err.field, set, err.message);
+    throw err;
+  }
+  placed.forEach((cpu, i) => tune.vcpupins.push({ vcpu: i, cpuset: String(cpu) }));
+  const spare = new SpareCpus(pool);
+  const poolThreads = ctx.ioThreads.supplementalPool ? ctx.ioThreads.total : 0;
   // The pool's CPUs come before the emulator's: they change the pinned count the parity rule sees.
-  for (let t = 1; t <= pool; t++) {
+  for (let t = 1; t <= poolThreads; t++) {
     tune.iothreadpins.push({ iothread: t, cpuset: String(spare.take(`supplemental IOThread ${t}`, set)) });
   }
   if (cpu.isolateEmulatorThread) {
     const emulator = [spare.take('the emulator thread', set)];
-    const even = (vcpus + pool) % 2 === 0;
+    const even = (vcpus + poolThreads) % 2 === 0;
     if (vmi.metadata.annotations?.[EVEN_PARITY_ANNOTATION] !== undefined && even) {
       emulator.push(spare.take('the emulator thread’s second CPU', set));
     }
     tune.emulatorpin = emulator.join(',');
   }
-  if (iothreads > 0 && pool === 0) {
+  if (iothreads > 0 && poolThreads === 0) {
     // With an isolated emulator thread the one IOThread shares its CPU.
     if (tune.emulatorpin !== undefined) tune.iothreadpins.push({ iothread: 1, cpuset: tune.emulatorpin });
     else sharedIoThreadPins(tune, iothreads, vcpus, set);
