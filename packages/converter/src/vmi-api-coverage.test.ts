@@ -20,6 +20,8 @@ interface Rule {
   error?: string;
   children?: boolean;
   value?: unknown;
+  /** Other paths to set first (whole values), when the field matters only together with them. */
+  with?: Record<string, unknown>;
 }
 
 const dir = new URL('../testdata/vmi-api/', import.meta.url);
@@ -44,6 +46,15 @@ function base(): VirtualMachineInstance {
 }
 
 /** Sets a value at a fields.json path; `[]` means the first element (created when absent). */
+/** The base VMI with a rule's `with` paths and then its value set. */
+function mutated(path: string, r: Rule): VirtualMachineInstance {
+  const v = base();
+  for (const [p, val] of Object.entries(r.with ?? {}))
+    setPath(v as unknown as Record<string, unknown>, p, structuredClone(val));
+  setPath(v as unknown as Record<string, unknown>, path, structuredClone(r.value));
+  return v;
+}
+
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const steps = path.replace(/\[\]/g, '.[]').replace(/\{\}/g, '.{}').split('.');
   let node: Record<string, unknown> | unknown[] = target;
@@ -92,8 +103,7 @@ describe('VMI API coverage (testdata/vmi-api)', () => {
 
   const refused = rules.filter((r) => r.class === 'refused' && r.value !== undefined);
   it.each(refused.map((r) => [r.path, r] as const))('refuses %s with a ConversionError naming it', (path, r) => {
-    const v = base();
-    setPath(v as unknown as Record<string, unknown>, path, structuredClone(r.value));
+    const v = mutated(path, r);
     let err: unknown;
     try {
       xmlOf(v);
@@ -108,8 +118,7 @@ describe('VMI API coverage (testdata/vmi-api)', () => {
   const built = rules.filter((r) => r.class === 'built' && r.value !== undefined);
   it.each(built.map((r) => [r.path, r] as const))('builds %s: setting it changes the domain XML', (path, r) => {
     const before = xmlOf(base());
-    const v = base();
-    setPath(v as unknown as Record<string, unknown>, path, structuredClone(r.value));
+    const v = mutated(path, r);
     expect(xmlOf(v)).not.toEqual(before);
   });
 });
