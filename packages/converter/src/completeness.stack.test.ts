@@ -204,7 +204,7 @@ describe('issue 17 converter cases in libvirtd 9.0', () => {
       'cpu: {cores: 2, dedicatedCpuPlacement: true, realtime: {mask: "^1"}, numa: {guestMappingPassthrough: {}}}',
       'memory: {hugepages: {pageSize: 2Mi}}',
     ]);
-    const hostNumaNodes = [{ id: 0, cpus: [0, 1], distances: { 0: 10 } }];
+    const hostNumaNodes = [{ id: 0, cpus: [0, 1], distances: { 0: 10 }, cpuSiblings: [] }];
     // "^1" alone selects no vCPU (KubeVirt's mask rule), so no <vcpusched>; "0" selects vCPU 0.
     expect(domainXml(text, { cpuSet: [0, 1], hostNumaNodes })).not.toContain('<vcpusched');
     const live = await defineAndDump(

@@ -1,7 +1,7 @@
 // <cputune> for dedicated CPU placement: vCPUs, the supplemental IOThread pool, the emulator thread
 // and the other IOThreads pinned onto the exclusive CPUs the launcher found in its cgroup
 // (context.cpuSet). The vCPUs are fitted onto the host topology by the CPU pool (cpu-pool.ts): the
-// host NUMA cells of context.hostNumaNodes when the launcher sent them (strict for NUMA passthrough,
+// host NUMA cells and thread siblings of context.hostNumaNodes when the launcher sent them (strict for NUMA passthrough,
 // relaxed otherwise); without them every CPU of the set counts as a core of its own in one cell, so
 // vCPU i takes the i-th lowest CPU. What the vCPUs leave serves the IOThread pool and the emulator.
 import type { Resolved } from '../context/resolve.js';
@@ -30,7 +30,10 @@ class SpareCpus {
 function hostCells(ctx: Resolved, sorted: readonly number[]): PoolCell[] {
   const nodes = ctx.raw.hostNumaNodes ?? [];
   if (nodes.length === 0) return [{ cpus: sorted.map((id) => ({ id, siblings: [] })) }];
-  return nodes.map((n) => ({ cpus: n.cpus.map((id) => ({ id, siblings: [] })) }));
+  return nodes.map((n) => {
+    const siblings = new Map(n.cpuSiblings.map((c) => [c.cpu, c.siblings]));
+    return { cpus: n.cpus.map((id) => ({ id, siblings: siblings.get(id) ?? [] })) };
+  });
 }
 
 function fitVcpus(vmi: VirtualMachineInstance, ctx: Resolved, sorted: readonly number[]): CpuPool {
@@ -82,7 +85,19 @@ function pin(vmi: VirtualMachineInstance, ctx: Resolved, iothreads: number): Cpu
   try {
     placed = pool.fitCores();
   } catch (err) {
-    if (err instanceof CpuPoolError) throw new ConversionError(err.field, set, err.message);
+    if (!(err instanceof CpuPoolError)) throw err;
+    // As in KubeVirt, CPUs of the set in no host cell stay out of the pool; when that is why it falls
+    // short, name such a CPU rather than the whole set.
+    const known = new Set((ctx.raw.hostNumaNodes ?? []).flatMap((n) => n.cpus));
+    const stray = known.size > 0 ? sorted.find((c) => !known.has(c)) : undefined;
+    if (stray !== undefined) {
+      throw new ConversionError(
+        'context.hostNumaNodes',
+        String(stray),
+        `CPU ${stray} of the set is in no host NUMA node; ${err.message}`,
+      );
+    }
+    throw new ConversionError(err.field, set, err.message);
     throw err;
   }
   placed.forEach((cpu, i) => tune.vcpupins.push({ vcpu: i, cpuset: String(cpu) }));

@@ -17,8 +17,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Two host nodes: CPUs 0-3 on node 0, 4-7 on node 1, distance 10 within and 20 across. */
 const HOST_NUMA = [
-  { id: 0, cpus: [0, 1, 2, 3], distances: { 0: 10, 1: 20 } },
-  { id: 1, cpus: [4, 5, 6, 7], distances: { 0: 20, 1: 10 } },
+  { id: 0, cpus: [0, 1, 2, 3], distances: { 0: 10, 1: 20 }, cpuSiblings: [] },
+  { id: 1, cpus: [4, 5, 6, 7], distances: { 0: 20, 1: 10 }, cpuSiblings: [] },
 ];
 
 function vmiJson(domain: Record<string, unknown>): string {

@@ -137,11 +137,22 @@ export interface HostNumaNode {
   id: number;
   cpus: number[];
   distances: { [key: number]: number };
+  /**
+   * Thread siblings of the node's CPUs (libvirt's <cpu siblings=…>), for fitting guest cores onto host cores.
+   * A CPU left out counts as a core of its own.
+   */
+  cpuSiblings: HostCpuSiblings[];
 }
 
 export interface HostNumaNode_DistancesEntry {
   key: number;
   value: number;
+}
+
+/** One host CPU and the CPUs that share its core (itself included). */
+export interface HostCpuSiblings {
+  cpu: number;
+  siblings: number[];
 }
 
 /** The SEV facts of the host's platform (libvirt's domain capabilities <sev>). Left out, libvirt fills them in. */
@@ -1436,7 +1447,7 @@ export const HostDevice: MessageFns<HostDevice> = {
 };
 
 function createBaseHostNumaNode(): HostNumaNode {
-  return { id: 0, cpus: [], distances: {} };
+  return { id: 0, cpus: [], distances: {}, cpuSiblings: [] };
 }
 
 export const HostNumaNode: MessageFns<HostNumaNode> = {
@@ -1454,6 +1465,9 @@ export const HostNumaNode: MessageFns<HostNumaNode> = {
     globalThis.Object.entries(message.distances).forEach(([key, value]: [string, number]) => {
       HostNumaNode_DistancesEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
     });
+    for (const v of message.cpuSiblings) {
+      HostCpuSiblings.encode(v!, writer.uint32(34).fork()).join();
+    }
     return writer;
   },
 
@@ -1507,6 +1521,14 @@ export const HostNumaNode: MessageFns<HostNumaNode> = {
             }
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cpuSiblings.push(HostCpuSiblings.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1537,6 +1559,11 @@ export const HostNumaNode: MessageFns<HostNumaNode> = {
           {},
         )
         : {},
+      cpuSiblings: globalThis.Array.isArray(object?.cpuSiblings)
+        ? object.cpuSiblings.map((e: any) => HostCpuSiblings.fromJSON(e))
+        : globalThis.Array.isArray(object?.cpu_siblings)
+        ? object.cpu_siblings.map((e: any) => HostCpuSiblings.fromJSON(e))
+        : [],
     };
   },
 
@@ -1557,6 +1584,9 @@ export const HostNumaNode: MessageFns<HostNumaNode> = {
         });
       }
     }
+    if (message.cpuSiblings?.length) {
+      obj.cpuSiblings = message.cpuSiblings.map((e) => HostCpuSiblings.toJSON(e));
+    }
     return obj;
   },
 
@@ -1576,6 +1606,7 @@ export const HostNumaNode: MessageFns<HostNumaNode> = {
       },
       {},
     );
+    message.cpuSiblings = object.cpuSiblings?.map((e) => HostCpuSiblings.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1661,6 +1692,105 @@ export const HostNumaNode_DistancesEntry: MessageFns<HostNumaNode_DistancesEntry
     const message = createBaseHostNumaNode_DistancesEntry();
     message.key = object.key ?? 0;
     message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseHostCpuSiblings(): HostCpuSiblings {
+  return { cpu: 0, siblings: [] };
+}
+
+export const HostCpuSiblings: MessageFns<HostCpuSiblings> = {
+  encode(message: HostCpuSiblings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cpu !== 0) {
+      writer.uint32(8).uint32(message.cpu);
+    }
+    if (message.siblings.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.siblings) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HostCpuSiblings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHostCpuSiblings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cpu = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.siblings.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.siblings.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HostCpuSiblings {
+    return {
+      cpu: isSet(object.cpu) ? globalThis.Number(object.cpu) : 0,
+      siblings: globalThis.Array.isArray(object?.siblings) ? object.siblings.map((e: any) => globalThis.Number(e)) : [],
+    };
+  },
+
+  toJSON(message: HostCpuSiblings): unknown {
+    const obj: any = {};
+    if (message.cpu !== 0) {
+      obj.cpu = Math.round(message.cpu);
+    }
+    if (message.siblings?.length) {
+      obj.siblings = message.siblings.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HostCpuSiblings>, I>>(base?: I): HostCpuSiblings {
+    return HostCpuSiblings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HostCpuSiblings>, I>>(object: I): HostCpuSiblings {
+    const message = createBaseHostCpuSiblings();
+    message.cpu = object.cpu ?? 0;
+    message.siblings = object.siblings?.map((e) => e) || [];
     return message;
   },
 };
