@@ -82,10 +82,12 @@ export async function probeHost(env: SyncEnv, vmi: VmiView, options?: VirtualMac
     podCpuSet: wantsDedicatedCpus(vmi) ? await readPodCpuSet(env.cgroupRoot) : undefined,
     // Device plugins' PCI_RESOURCE_*/MDEV_PCI_RESOURCE_*/USB_RESOURCE_* and Multus's network-info file.
     hostDevices: await readHostDevices(vmi.raw, env.paths.runRoot),
-    // virt-handler's topology, else the local daemon's capabilities; only guest NUMA passthrough needs it.
-    hostNumaNodes: wantsNumaPassthrough(vmi)
-      ? await readHostNumaNodes(options, () => env.conn().getCapabilities())
-      : undefined,
+    // virt-handler's topology, else the local daemon's capabilities: guest NUMA passthrough maps it, and
+    // dedicated CPU placement fits vCPUs onto its cells and thread siblings.
+    hostNumaNodes:
+      wantsNumaPassthrough(vmi) || wantsDedicatedCpus(vmi)
+        ? await readHostNumaNodes(options, () => env.conn().getCapabilities())
+        : undefined,
     volumeBlockSizes: await probeVolumeBlockSizes(vmi, blockVolumes, env.paths),
   };
 }

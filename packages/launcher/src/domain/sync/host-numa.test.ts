@@ -47,10 +47,21 @@ describe("the host NUMA topology from libvirt's capabilities", () => {
     expect(one?.cpus[0]).toEqual({ id: 2, siblings: [2, 3] });
   });
 
-  it("gives the converter each node's id, CPUs and distances", () => {
+  it("gives the converter each node's id, CPUs, distances and thread siblings", () => {
+    const pair = (cpu: number, siblings: number[]) => ({ cpu, siblings });
     expect(hostNumaNodes(parseCapabilitiesTopology(twoNodes))).toEqual([
-      { id: 0, cpus: [0, 1, 4, 5], distances: { 0: 10, 1: 21 } },
-      { id: 1, cpus: [2, 3, 6, 7], distances: { 0: 21, 1: 10 } },
+      {
+        id: 0,
+        cpus: [0, 1, 4, 5],
+        distances: { 0: 10, 1: 21 },
+        cpuSiblings: [pair(0, [0, 4]), pair(1, [1, 5]), pair(4, [0, 4]), pair(5, [1, 5])],
+      },
+      {
+        id: 1,
+        cpus: [2, 3, 6, 7],
+        distances: { 0: 21, 1: 10 },
+        cpuSiblings: [pair(2, [2, 3]), pair(3, [2, 3]), pair(6, [6, 7]), pair(7, [6, 7])],
+      },
     ]);
   });
 
@@ -95,7 +106,7 @@ describe('which topology the launcher converts with', () => {
 
   it("virt-handler's topology when the request carries cells (libvirt is not asked)", async () => {
     const nodes = await readHostNumaNodes({ topology: sent } as never, () => Promise.reject(new Error('asked')));
-    expect(nodes).toEqual([{ id: 3, cpus: [9], distances: { 3: 10 } }]);
+    expect(nodes).toEqual([{ id: 3, cpus: [9], distances: { 3: 10 }, cpuSiblings: [] }]);
   });
 
   it("the local libvirt daemon's capabilities when the request has none or an empty one", async () => {

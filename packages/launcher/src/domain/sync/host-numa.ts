@@ -112,7 +112,11 @@ export function hostNumaNodes(topology: Topology): HostNumaNode[] {
       if (s.value > 255n) throw new HostTopologyError(`cell ${cell.id} distance`, String(s.value), 'is above 255');
       distances[s.id] = Number(s.value);
     }
-    return { id: cell.id, cpus: cell.cpus.map((c) => c.id), distances };
+    // Siblings let the converter keep a guest core's threads on one host core (KubeVirt's CPU pool).
+    const cpuSiblings = cell.cpus
+      .filter((c) => c.siblings.length > 0)
+      .map((c) => ({ cpu: c.id, siblings: c.siblings }));
+    return { id: cell.id, cpus: cell.cpus.map((c) => c.id), distances, cpuSiblings };
   });
 }
 
