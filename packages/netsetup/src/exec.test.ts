@@ -23,7 +23,9 @@ describe('run', () => {
   });
 
   it('a command that cannot start has no exit status and says why', async () => {
-    const err = (await run('vlt-netsetup-no-such-command', ['x']).catch((e: unknown) => e)) as CommandError;
+    const err = (await run('/nonexistent-vlt/vlt-netsetup-no-such-command', ['x']).catch(
+      (e: unknown) => e,
+    )) as CommandError;
     expect(err).toBeInstanceOf(CommandError);
     expect(err.exitCode).toBeUndefined();
     expect(err.stderr).toMatch(/ENOENT/);
