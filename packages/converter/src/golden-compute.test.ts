@@ -4,8 +4,6 @@
 // that configurator writes with expected.xml; a negative one (expected-error.txt) checks that the step
 // refuses with a ConversionError naming the VMI field on its first line (and, when present, containing
 // the text of its second line).
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balloon } from './configurators/balloon.js';
 import { channels } from './configurators/channels.js';
@@ -33,15 +31,9 @@ import { tpm } from './configurators/tpm.js';
 import { usbRedirection } from './configurators/usb-redirection.js';
 import { vsock } from './configurators/vsock.js';
 import { watchdog } from './configurators/watchdog.js';
-import { memfdRequired } from './context/plan.js';
-import { resolveContext } from './context/resolve.js';
-import { emptyDomain } from './domain/types.js';
 import { ConversionError } from './errors.js';
-import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
-import { flatten, GOLDEN_DIR, goldenJson, readGolden } from './testing/golden.js';
+import { expectedRefusal, flatten, readGolden, runConfiguratorAlone, sortedAttrs, thrownBy } from './testing/golden.js';
 import { parseXml, type Node } from './testing/xml-tree.js';
-import type { VirtualMachineInstance } from './vmi/types.js';
-import { toDomainXml } from './xml/domain-xml.js';
 
 /**
  * vector folder, the configurator KubeVirt's test builds, and the elements it writes: `name` is a child
@@ -265,53 +257,19 @@ function exact(node: Node): Node {
   return { name: node.name, attrs, children, text: children.length > 0 ? '' : node.text.trim() };
 }
 
-/** Attribute order carries no meaning in XML: both trees list attributes by name. */
-function sortedAttrs(node: Node): Node {
-  const attrs = Object.fromEntries(Object.entries(node.attrs).sort(([a], [b]) => a.localeCompare(b)));
-  return { ...node, attrs, children: node.children.map(sortedAttrs) };
-}
-
 const EMPTY: Node = { name: 'fragment', attrs: {}, children: [], text: '' };
-
-/** Runs the vector's configurator alone; the Go test's configurator options are architecture facts here. */
-function run(vector: string, step: Configurator): string {
-  const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
-  const json = goldenJson(vector, 'context.json');
-  const resolved = resolveContext(ConverterContext.fromJSON(json), vmi);
-  if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
-  if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
-  if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
-  if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
-  if (json.romTuningSupported === false) resolved.arch = { ...resolved.arch, romTuning: false };
-  if (json.memfdSupported === false) {
-    resolved.arch = { ...resolved.arch, memfdSupported: false };
-    resolved.memfdRequired = memfdRequired(vmi, resolved.arch);
-  }
-  const domain = emptyDomain();
-  step.configure(vmi, domain, resolved);
-  return toDomainXml(domain);
-}
-
-function refusal(vector: string, step: Configurator): unknown {
-  try {
-    run(vector, step);
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
 
 describe('golden vectors: KubeVirt compute configurator tests', () => {
   it.each(VECTORS)('%s', (vector, step, paths) => {
-    if (existsSync(join(GOLDEN_DIR, vector, 'expected-error.txt'))) {
-      const [field, text] = readGolden(vector, 'expected-error.txt').trim().split('\n');
-      const err = refusal(vector, step);
+    const refusal = expectedRefusal(vector);
+    if (refusal) {
+      const err = thrownBy(() => runConfiguratorAlone(vector, step));
       expect(err).toBeInstanceOf(ConversionError);
-      expect((err as ConversionError).field).toBe(field);
-      if (text) expect((err as ConversionError).message).toContain(text.trim());
+      expect((err as ConversionError).field).toBe(refusal.field);
+      if (refusal.text) expect((err as ConversionError).message).toContain(refusal.text);
       return;
     }
-    const actual = exact({ ...EMPTY, children: pick(parseXml(run(vector, step)), paths) });
+    const actual = exact({ ...EMPTY, children: pick(parseXml(runConfiguratorAlone(vector, step)), paths) });
     const expected = exact(parseXml(`<fragment>${readGolden(vector, 'expected.xml')}</fragment>`));
     expect(flatten(sortedAttrs(actual)).join('\n')).toEqual(flatten(sortedAttrs(expected)).join('\n'));
   });

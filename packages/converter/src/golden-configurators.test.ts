@@ -17,13 +17,8 @@ import { panic } from './configurators/panic.js';
 import { rng } from './configurators/rng.js';
 import { sound } from './configurators/sound.js';
 import { watchdog } from './configurators/watchdog.js';
-import { resolveContext } from './context/resolve.js';
-import { emptyDomain } from './domain/types.js';
-import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
-import { flatten, goldenJson, readGolden, tree } from './testing/golden.js';
+import { flatten, readGolden, runConfiguratorAlone, sortedAttrs, tree } from './testing/golden.js';
 import { normalize, parseXml, type Node } from './testing/xml-tree.js';
-import type { VirtualMachineInstance } from './vmi/types.js';
-import { toDomainXml } from './xml/domain-xml.js';
 
 type Pick = (root: Node) => Node[];
 const child =
@@ -45,12 +40,6 @@ const both =
  */
 const osWithoutType: Pick = (root) =>
   child('os')(root).map((o) => ({ ...o, children: o.children.filter((c) => c.name !== 'type') }));
-
-/** Attribute order carries no meaning in XML: both trees list attributes by name. */
-function sortedAttrs(node: Node): Node {
-  const attrs = Object.fromEntries(Object.entries(node.attrs).sort(([a], [b]) => a.localeCompare(b)));
-  return { ...node, attrs, children: node.children.map(sortedAttrs) };
-}
 
 const topLevelPair =
   (first: string, second: string): Pick =>
@@ -134,18 +123,7 @@ function schemaValid(node: Node): Node {
 }
 
 function fragment(vector: string, step: Configurator, pick: Pick): Node {
-  const vmi = goldenJson(vector, 'vmi.json') as unknown as VirtualMachineInstance;
-  const json = goldenJson(vector, 'context.json');
-  const resolved = resolveContext(ConverterContext.fromJSON(json), vmi);
-  // A configurator option of the KubeVirt test that is an architecture fact here.
-  if (json.hasVMPort === false) resolved.arch = { ...resolved.arch, hasVmport: false };
-  if (json.smbiosNeeded === false) resolved.arch = { ...resolved.arch, smbiosNeeded: false };
-  if (json.cpuHotplugSupported === false) resolved.arch = { ...resolved.arch, cpuHotplug: false };
-  if (json.mpxCPUValidationRequired === false) resolved.arch = { ...resolved.arch, mpxValidation: false };
-  if (json.romTuningSupported === false) resolved.arch = { ...resolved.arch, romTuning: false };
-  const domain = emptyDomain();
-  step.configure(vmi, domain, resolved);
-  const children = pick(parseXml(toDomainXml(domain)));
+  const children = pick(parseXml(runConfiguratorAlone(vector, step)));
   return (
     normalize({ name: 'fragment', attrs: {}, children, text: '' }) ?? {
       name: 'fragment',

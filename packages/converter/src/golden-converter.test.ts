@@ -6,12 +6,11 @@
 // with the context the Go test sets. KubeVirt's tests assert one part of the domain each, so a vector's
 // select.txt names that part (paths below) and expected.xml holds exactly it; a negative vector has
 // expected-error.txt instead: the VMI field the refusal must name, then a text its message must hold.
-import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { convert } from './builder.js';
 import { ConversionError } from './errors.js';
 import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
-import { flatten, GOLDEN_DIR, goldenJson, readGolden, tree } from './testing/golden.js';
+import { expectedRefusal, flatten, goldenJson, readGolden, sortedAttrs, thrownBy, tree } from './testing/golden.js';
 import { normalize, parseXml, type Node } from './testing/xml-tree.js';
 import { parseVmi } from './vmi/parse.js';
 import { toDomainXml } from './xml/domain-xml.js';
@@ -62,12 +61,6 @@ function select(root: Node, path: string): Node[] {
   }));
 }
 
-/** Attribute order carries no meaning in XML: both trees list attributes by name. */
-function sortedAttrs(node: Node): Node {
-  const attrs = Object.fromEntries(Object.entries(node.attrs).sort(([a], [b]) => a.localeCompare(b)));
-  return { ...node, attrs, children: node.children.map(sortedAttrs) };
-}
-
 const EMPTY: Node = { name: 'fragment', attrs: {}, children: [], text: '' };
 
 function contextOf(vector: string): ConverterContext {
@@ -82,10 +75,6 @@ function run(vector: string) {
   return toDomainXml(convert(vmi, ctx));
 }
 
-function hasFile(vector: string, file: string): boolean {
-  return readdirSync(`${GOLDEN_DIR}/${vector}`).includes(file);
-}
-
 describe('golden vectors: KubeVirt converter tests (COVERAGE-converter.md)', () => {
   const vectors = coveredVectors();
 
@@ -95,17 +84,12 @@ describe('golden vectors: KubeVirt converter tests (COVERAGE-converter.md)', () 
   });
 
   it.each(vectors)('%s', (vector) => {
-    if (hasFile(vector, 'expected-error.txt')) {
-      const [field, text] = readGolden(vector, 'expected-error.txt').trim().split('\n') as [string, string?];
-      let caught: unknown;
-      try {
-        run(vector);
-      } catch (error) {
-        caught = error;
-      }
+    const refusal = expectedRefusal(vector);
+    if (refusal) {
+      const caught = thrownBy(() => run(vector));
       expect(caught, 'the conversion must be refused').toBeInstanceOf(ConversionError);
-      expect((caught as ConversionError).field).toBe(field);
-      if (text) expect((caught as ConversionError).message).toContain(text);
+      expect((caught as ConversionError).field).toBe(refusal.field);
+      if (refusal.text) expect((caught as ConversionError).message).toContain(refusal.text);
       return;
     }
     const root = parseXml(run(vector));
