@@ -6,12 +6,13 @@
 // pre-start step makes any file, so in practice only volumes that already exist (PVCs, DataVolumes, host disks)
 // can be measured; those are the ones measured here. Any other matching disk reaches the converter unmeasured
 // and is refused there, by name.
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { ConverterContext } from '../../adapters/converter.js';
 import { InvalidRequestError } from '../../errors.js';
 import type { LauncherPaths } from '../../paths.js';
 import type { VmiView } from '../../vmi.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
+import { blockDevicePath, diskImgPath, hostDiskPath } from './storage/pvc.js';
 
 export type VolumeBlockSizes = ConverterContext['volumeBlockSizes'][string];
 
@@ -72,15 +73,10 @@ export function measureTargets(
       const path = join(paths.hotplugDiskDir, block ? name : `${name}.img`);
       targets.push({ volume: name, field, kind: block ? 'block' : 'file', path });
     } else if (claim) {
-      const path = block ? join(paths.runRoot, 'dev', name) : join(paths.vmiDisksDir, name, 'disk.img');
+      const path = block ? blockDevicePath({ paths }, name) : diskImgPath({ paths }, name);
       targets.push({ volume: name, field, kind: block ? 'block' : 'file', path });
     } else if (volume.hostDisk?.path) {
-      targets.push({
-        volume: name,
-        field,
-        kind: 'file',
-        path: join(paths.vmiDisksDir, name, basename(volume.hostDisk.path)),
-      });
+      targets.push({ volume: name, field, kind: 'file', path: hostDiskPath({ paths }, name, volume.hostDisk.path) });
     }
   }
   return targets;

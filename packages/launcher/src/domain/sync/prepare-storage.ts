@@ -3,14 +3,14 @@
 // ephemeral claims, claims' disk.img, empty disks, DiskOrCreate host disks, the cloud-init ISO, config and
 // sysprep ISOs, the downwardMetrics disk and the ignition file. Runs only when the domain is first defined,
 // so a re-sync never touches a write layer that holds the guest's writes. Each kind is a step in storage/.
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { loadEphemeralDisk, type EphemeralDiskFace } from '../../adapters/ephemeral-disk.js';
 import type { VmiView, VolumeView } from '../../vmi.js';
 import type { SyncEnv } from './env.js';
 import { prepareCloudInit } from './storage/cloud-init.js';
 import { prepareConfigVolume } from './storage/config-volumes.js';
 import { prepareMetricsDisk } from './storage/downward-metrics.js';
-import { preparePvcVolume } from './storage/pvc.js';
+import { hostDiskPath, preparePvcVolume } from './storage/pvc.js';
 import { applyDiskCacheModes } from './storage/disk-cache.js';
 import { readStorageSpec, underRoot, type StorageSpec } from './storage/spec.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
@@ -38,7 +38,7 @@ async function prepareVolume(
   } else if (v.hostDisk && v.hostDisk.type === 'DiskOrCreate' && v.hostDisk.path) {
     // The host directory is mounted in the pod at vmi-disks/<volume>/: the file is made (and named by the
     // domain) there, under its own base name.
-    const path = join(env.paths.privateDir, 'vmi-disks', v.name, basename(v.hostDisk.path));
+    const path = hostDiskPath(env, v.name, v.hostDisk.path);
     await eph.createHostDisk({ path, capacity: v.hostDisk.capacity ?? '0' });
   } else if (v.cloudInitNoCloud || v.cloudInitConfigDrive) {
     await prepareCloudInit(env, eph, vmi, v, spec);

@@ -5,7 +5,7 @@
 // An `ephemeral` volume gets a qcow2 overlay in disk-data/<volume>/ over the claim (raw), so the claim is
 // never written.
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { EphemeralDiskFace } from '../../../adapters/ephemeral-disk.js';
 import { InvalidRequestError } from '../../../errors.js';
 import { log } from '../../../log.js';
@@ -19,12 +19,17 @@ async function kindOf(path: string): Promise<'block' | 'file' | 'other' | 'missi
   return found.isBlockDevice() ? 'block' : found.isFile() ? 'file' : 'other';
 }
 
-export function blockDevicePath(env: SyncEnv, volume: string): string {
+export function blockDevicePath(env: Pick<SyncEnv, 'paths'>, volume: string): string {
   return underRoot(env, `/dev/${volume}`);
 }
 
-export function diskImgPath(env: SyncEnv, volume: string): string {
-  return join(env.paths.privateDir, 'vmi-disks', volume, 'disk.img');
+export function diskImgPath(env: Pick<SyncEnv, 'paths'>, volume: string): string {
+  return join(env.paths.vmiDisksDir, volume, 'disk.img');
+}
+
+/** A host disk's file: its directory is mounted at vmi-disks/<volume>/, the file keeps its own base name. */
+export function hostDiskPath(env: Pick<SyncEnv, 'paths'>, volume: string, hostPath: string): string {
+  return join(env.paths.vmiDisksDir, volume, basename(hostPath));
 }
 
 /** KubeVirt's choice between a claim's request and its capacity ('' when neither is known). */

@@ -72,7 +72,7 @@ export function readStorageSpec(vmi: VmiView, domainXml: string): StorageSpec {
 }
 
 /** A pod path (absolute in the pod) as the launcher reaches it under --run-root. */
-export function underRoot(env: SyncEnv, path: string): string {
+export function underRoot(env: Pick<SyncEnv, 'paths'>, path: string): string {
   return env.paths.runRoot === '/' || path.startsWith(env.paths.runRoot) ? path : join(env.paths.runRoot, path);
 }
 
