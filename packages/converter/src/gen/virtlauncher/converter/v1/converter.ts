@@ -243,6 +243,19 @@ export interface ConverterContext {
    * volume is missing here is refused: the converter never guesses a size.
    */
   volumeBlockSizes: { [key: string]: VolumeBlockSizes };
+  /**
+   * The launcher's VIRT_LAUNCHER_LOG_VERBOSITY (virt-controller sets it from the cluster's launcher verbosity or
+   * the VMI's logVerbosity label). Above 5, an amd64 domain writes SeaBIOS's debug port to a file (firmware log).
+   * Left out: the variable is unset or not a number (no firmware log).
+   */
+  launcherLogVerbosity?:
+    | number
+    | undefined;
+  /**
+   * The pod's vsock namespace is in local mode (/proc/sys/net/vsock/ns_mode is "local"): the guest's VSOCK gets
+   * the fixed CID 3 instead of status.VSOCKCID. False: global mode (also when the file is absent).
+   */
+  vsockLocalNamespace: boolean;
 }
 
 export interface ConverterContext_IsBlockPvcEntry {
@@ -2023,6 +2036,8 @@ function createBaseConverterContext(): ConverterContext {
     hostNumaNodes: [],
     sev: undefined,
     volumeBlockSizes: {},
+    launcherLogVerbosity: undefined,
+    vsockLocalNamespace: false,
   };
 }
 
@@ -2131,6 +2146,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     globalThis.Object.entries(message.volumeBlockSizes).forEach(([key, value]: [string, VolumeBlockSizes]) => {
       ConverterContext_VolumeBlockSizesEntry.encode({ key: key as any, value }, writer.uint32(258).fork()).join();
     });
+    if (message.launcherLogVerbosity !== undefined) {
+      writer.uint32(264).int32(message.launcherLogVerbosity);
+    }
+    if (message.vsockLocalNamespace !== false) {
+      writer.uint32(272).bool(message.vsockLocalNamespace);
+    }
     return writer;
   },
 
@@ -2438,6 +2459,22 @@ export const ConverterContext: MessageFns<ConverterContext> = {
             if (entry32.value !== undefined) {
               message.volumeBlockSizes[entry32.key] = entry32.value;
             }
+            continue;
+          }
+          case 33: {
+            if (tag !== 264) {
+              break;
+            }
+
+            message.launcherLogVerbosity = reader.int32();
+            continue;
+          }
+          case 34: {
+            if (tag !== 272) {
+              break;
+            }
+
+            message.vsockLocalNamespace = reader.bool();
             continue;
           }
         }
@@ -2796,6 +2833,16 @@ export const ConverterContext: MessageFns<ConverterContext> = {
           {},
         )
         : {},
+      launcherLogVerbosity: isSet(object.launcherLogVerbosity)
+        ? globalThis.Number(object.launcherLogVerbosity)
+        : isSet(object.launcher_log_verbosity)
+        ? globalThis.Number(object.launcher_log_verbosity)
+        : undefined,
+      vsockLocalNamespace: isSet(object.vsockLocalNamespace)
+        ? globalThis.Boolean(object.vsockLocalNamespace)
+        : isSet(object.vsock_local_namespace)
+        ? globalThis.Boolean(object.vsock_local_namespace)
+        : false,
     };
   },
 
@@ -2951,6 +2998,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         });
       }
     }
+    if (message.launcherLogVerbosity !== undefined) {
+      obj.launcherLogVerbosity = Math.round(message.launcherLogVerbosity);
+    }
+    if (message.vsockLocalNamespace !== false) {
+      obj.vsockLocalNamespace = message.vsockLocalNamespace;
+    }
     return obj;
   },
 
@@ -3065,6 +3118,8 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         },
         {},
       );
+    message.launcherLogVerbosity = object.launcherLogVerbosity ?? undefined;
+    message.vsockLocalNamespace = object.vsockLocalNamespace ?? false;
     return message;
   },
 };
