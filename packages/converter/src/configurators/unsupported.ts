@@ -21,35 +21,10 @@ function requireHostDevice(
   );
 }
 
-/**
- * Device tags reach the guest only through a config drive's device metadata, which the launcher does not
- * write yet (its metadata has an empty device list): with a config drive, a tag would be lost silently.
- */
-function refuseDeviceTags(vmi: Parameters<Configurator['configure']>[0]): void {
-  if (!(vmi.spec.volumes ?? []).some((v) => v.cloudInitConfigDrive !== undefined)) return;
-  const devices = vmi.spec.domain.devices;
-  const lists = [
-    ['interfaces', devices.interfaces ?? []],
-    ['hostDevices', devices.hostDevices ?? []],
-    ['gpus', devices.gpus ?? []],
-  ] as const;
-  for (const [list, items] of lists) {
-    items.forEach((item: { tag?: string }, i: number) => {
-      if (!item.tag) return;
-      throw new ConversionError(
-        `spec.domain.devices.${list}[${i}].tag`,
-        item.tag,
-        `device tag ${quote(item.tag)} needs config-drive device metadata, which is not built yet`,
-      );
-    });
-  }
-}
-
 export const unsupported: Configurator = {
   name: 'unsupported',
   configure(vmi, _domain, ctx) {
     const spec = vmi.spec.domain;
-    refuseDeviceTags(vmi);
     // Devices come from the device plugins through the launcher; one the VMI asks for must be there.
     (spec.devices.gpus ?? []).forEach((gpu, i) =>
       requireHostDevice(
