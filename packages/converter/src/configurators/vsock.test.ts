@@ -12,4 +12,14 @@ describe('vsock', () => {
       cid: 100,
     });
   });
+
+  it('a pod in a local vsock namespace gives the guest CID 3, only when status has a CID', () => {
+    const v = vmi();
+    expect(run(vsock, v, { vsockLocalNamespace: true }).devices.vsock).toBeUndefined();
+    v.status = { VSOCKCID: 1234 };
+    expect(run(vsock, v, { vsockLocalNamespace: true }).devices.vsock).toEqual({
+      model: 'virtio-non-transitional',
+      cid: 3,
+    });
+  });
 });

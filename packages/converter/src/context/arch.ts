@@ -16,6 +16,8 @@ export interface ArchFacts {
   defaultCpuMode: 'host-model' | 'host-passthrough';
   defaultDiskBus: string;
   defaultVideo: string;
+  /** SeaBIOS's debug port (isa-debugcon at 0x402) exists: only amd64 writes the firmware log. */
+  firmwareDebugLog: boolean;
 }
 
 const FACTS: Record<Arch, ArchFacts> = {
@@ -32,6 +34,7 @@ const FACTS: Record<Arch, ArchFacts> = {
     defaultCpuMode: 'host-model',
     defaultDiskBus: 'sata',
     defaultVideo: 'vga',
+    firmwareDebugLog: true,
   },
   arm64: {
     arch: 'arm64',
@@ -46,6 +49,7 @@ const FACTS: Record<Arch, ArchFacts> = {
     defaultCpuMode: 'host-passthrough',
     defaultDiskBus: 'virtio',
     defaultVideo: 'virtio',
+    firmwareDebugLog: false,
   },
   s390x: {
     arch: 's390x',
@@ -60,6 +64,7 @@ const FACTS: Record<Arch, ArchFacts> = {
     defaultCpuMode: 'host-model',
     defaultDiskBus: 'virtio',
     defaultVideo: 'virtio',
+    firmwareDebugLog: false,
   },
 };
 
