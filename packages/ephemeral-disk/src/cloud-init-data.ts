@@ -93,11 +93,33 @@ export function noCloudMetaData(namespace: string, name: string, meta: CloudInit
   return JSON.stringify(doc);
 }
 
-function deviceJson(device: DeviceMetadata): Record<string, unknown> {
+const DEVICE_TYPES = new Set(['nic', 'hostdev']);
+// The guest reads the address as sysfs names a PCI device: domain:bus:slot.function in hex.
+const PCI_ADDRESS = /^[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+
+/** A device entry the guest could not use is the caller's mistake: refused naming the field, not written. */
+function checkDevice(device: DeviceMetadata, i: number): void {
+  const field = (name: string) => `meta_data.devices[${i}].${name}`;
+  if (!DEVICE_TYPES.has(device.type))
+    throw new InvalidRequestError(field('type'), `${JSON.stringify(device.type)} is not nic or hostdev`);
+  if (!PCI_ADDRESS.test(device.address)) {
+    throw new InvalidRequestError(
+      field('address'),
+      `${JSON.stringify(device.address)} is not a PCI address like 0000:01:00.0`,
+    );
+  }
+  if (device.tags.length === 0 || device.tags.some((t) => t === '')) {
+    throw new InvalidRequestError(field('tags'), 'a listed device carries at least one non-empty tag');
+  }
+}
+
+function deviceJson(device: DeviceMetadata, i: number): Record<string, unknown> {
+  checkDevice(device, i);
   const doc: Record<string, unknown> = { type: device.type, bus: device.bus, address: device.address };
   if (device.mac) doc['mac'] = device.mac;
   if (device.serial) doc['serial'] = device.serial;
-  if (device.numaNode !== undefined) doc['numaNode'] = device.numaNode;
+  // KubeVirt leaves node 0 out as well (its field is omitted when zero): the guest sees the same document.
+  if (device.numaNode) doc['numaNode'] = device.numaNode;
   if (device.alignedCpus.length > 0) doc['alignedCPUs'] = device.alignedCpus;
   doc['tags'] = device.tags;
   return doc;
@@ -111,7 +133,7 @@ export function configDriveMetaData(namespace: string, name: string, meta: Cloud
   doc['instance_id'] = m.instanceId;
   doc['hostname'] = m.hostname;
   doc['uuid'] = m.uuid || randomUUID();
-  if (m.devices.length > 0) doc['devices'] = m.devices.map(deviceJson);
+  if (m.devices.length > 0) doc['devices'] = m.devices.map((d, i) => deviceJson(d, i));
   if (Object.keys(m.publicKeys).length > 0) doc['public_keys'] = m.publicKeys;
   return JSON.stringify(doc);
 }
