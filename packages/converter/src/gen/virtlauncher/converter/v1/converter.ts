@@ -256,6 +256,18 @@ export interface ConverterContext {
    * the fixed CID 3 instead of status.VSOCKCID. False: global mode (also when the file is absent).
    */
   vsockLocalNamespace: boolean;
+  /**
+   * KubeVirt's AllowCrossArchEmulation: the launcher runs with --allow-cross-arch-emulation and the VMI's
+   * spec.architecture is not the host's (the launcher decides, as KubeVirt's domain manager does). The domain is
+   * then built for the VMI's architecture: TCG, that architecture's QEMU binary as <emulator>, no graphics, CPU
+   * model max instead of host-model/host-passthrough.
+   */
+  allowCrossArchEmulation: boolean;
+  /**
+   * The host's architecture (GOARCH spelling). A VMI whose spec.architecture differs from it is refused unless
+   * allow_cross_arch_emulation is set. Empty: no such check (as in KubeVirt); the CLI fills the machine's.
+   */
+  hostArchitecture: string;
 }
 
 export interface ConverterContext_IsBlockPvcEntry {
@@ -2038,6 +2050,8 @@ function createBaseConverterContext(): ConverterContext {
     volumeBlockSizes: {},
     launcherLogVerbosity: undefined,
     vsockLocalNamespace: false,
+    allowCrossArchEmulation: false,
+    hostArchitecture: "",
   };
 }
 
@@ -2151,6 +2165,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     }
     if (message.vsockLocalNamespace !== false) {
       writer.uint32(272).bool(message.vsockLocalNamespace);
+    }
+    if (message.allowCrossArchEmulation !== false) {
+      writer.uint32(320).bool(message.allowCrossArchEmulation);
+    }
+    if (message.hostArchitecture !== "") {
+      writer.uint32(330).string(message.hostArchitecture);
     }
     return writer;
   },
@@ -2475,6 +2495,22 @@ export const ConverterContext: MessageFns<ConverterContext> = {
             }
 
             message.vsockLocalNamespace = reader.bool();
+            continue;
+          }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.allowCrossArchEmulation = reader.bool();
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.hostArchitecture = reader.string();
             continue;
           }
         }
@@ -2843,6 +2879,16 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         : isSet(object.vsock_local_namespace)
         ? globalThis.Boolean(object.vsock_local_namespace)
         : false,
+      allowCrossArchEmulation: isSet(object.allowCrossArchEmulation)
+        ? globalThis.Boolean(object.allowCrossArchEmulation)
+        : isSet(object.allow_cross_arch_emulation)
+        ? globalThis.Boolean(object.allow_cross_arch_emulation)
+        : false,
+      hostArchitecture: isSet(object.hostArchitecture)
+        ? globalThis.String(object.hostArchitecture)
+        : isSet(object.host_architecture)
+        ? globalThis.String(object.host_architecture)
+        : "",
     };
   },
 
@@ -3004,6 +3050,12 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     if (message.vsockLocalNamespace !== false) {
       obj.vsockLocalNamespace = message.vsockLocalNamespace;
     }
+    if (message.allowCrossArchEmulation !== false) {
+      obj.allowCrossArchEmulation = message.allowCrossArchEmulation;
+    }
+    if (message.hostArchitecture !== "") {
+      obj.hostArchitecture = message.hostArchitecture;
+    }
     return obj;
   },
 
@@ -3120,6 +3172,8 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       );
     message.launcherLogVerbosity = object.launcherLogVerbosity ?? undefined;
     message.vsockLocalNamespace = object.vsockLocalNamespace ?? false;
+    message.allowCrossArchEmulation = object.allowCrossArchEmulation ?? false;
+    message.hostArchitecture = object.hostArchitecture ?? "";
     return message;
   },
 };
