@@ -44,9 +44,12 @@ function portRulesFor(i: NatInputs, p: PortSpec, loopbacks: string, daddrs: stri
   const dport = dportText(p);
   const last = p.portEnd || p.port;
   if (!i.istio) {
-    rules[PREINBOUND]!.push(`${p.protocol} dport { ${dport} } counter dnat to ${i.guestIp}`);
-  } else if (p.protocol === 'tcp' && p.port <= ISTIO_SSH_PORT && ISTIO_SSH_PORT <= last) {
-    // Behind istio only SSH bypasses the proxy; every other port reaches the guest through envoy.
+    // KubeVirt writes a declared port as a one-element set and a port range (portRanges) bare.
+    const match = p.portEnd ? dport : `{ ${dport} }`;
+    rules[PREINBOUND]!.push(`${p.protocol} dport ${match} counter dnat to ${i.guestIp}`);
+  } else if (p.port <= ISTIO_SSH_PORT && ISTIO_SSH_PORT <= last) {
+    // Behind istio only SSH bypasses the proxy; every other port reaches the guest through envoy. KubeVirt
+    // forwards tcp 22 whenever the port or range covers 22, whatever its protocol.
     rules[PREINBOUND]!.push(`tcp dport { ${ISTIO_SSH_PORT} } counter dnat to ${i.guestIp}`);
   }
   rules[POSTINBOUND]!.push(

@@ -101,7 +101,7 @@ describe('planMasquerade: nft golden lines (docs/masquerade.md#nftables)', () =>
     expect(chain(t, 'KUBEVIRT_PREINBOUND')).toEqual([
       'tcp dport { 80 } counter dnat to 10.0.2.2',
       'udp dport { 53 } counter dnat to 10.0.2.2',
-      'tcp dport { 8000-8010 } counter dnat to 10.0.2.2',
+      'tcp dport 8000-8010 counter dnat to 10.0.2.2',
     ]);
     expect(chain(t, 'output')[2]).toBe('ip daddr { 127.0.0.1 } tcp dport 8000-8010 counter dnat to 10.0.2.2');
   });
@@ -123,6 +123,36 @@ describe('planMasquerade: nft golden lines (docs/masquerade.md#nftables)', () =>
     expect(chain(t, 'KUBEVIRT_POSTINBOUND')[1]).toBe('ip saddr { 127.0.0.1, 127.0.0.6 } counter snat to 10.0.2.1');
     const withPorts = planMasquerade(request({ istio: true, ports: parsePorts('tcp:80,tcp:22') })).nftRuleset;
     expect(chain(withPorts, 'KUBEVIRT_PREINBOUND')).toEqual(['tcp dport { 22 } counter dnat to 10.0.2.2']);
+  });
+
+  // Each range gets KubeVirt's three rules with the range bare (start-end, a one-port range too); behind istio
+  // only tcp 22 is forwarded from outside, when a range covers it whatever its protocol.
+  it.each([
+    {
+      name: 'port ranges',
+      ports: 'udp:5000-5010,tcp:7-7',
+      istio: false,
+      preinbound: ['udp dport 5000-5010 counter dnat to 10.0.2.2', 'tcp dport 7-7 counter dnat to 10.0.2.2'],
+      loopbacks: '127.0.0.1',
+      daddrs: '127.0.0.1',
+      dports: ['udp dport 5000-5010', 'tcp dport 7-7'],
+    },
+    {
+      name: 'port ranges behind istio',
+      ports: 'udp:20-30,tcp:8000-8010',
+      istio: true,
+      preinbound: ['tcp dport { 22 } counter dnat to 10.0.2.2'],
+      loopbacks: '127.0.0.1, 127.0.0.6',
+      daddrs: '127.0.0.1, 10.244.1.7',
+      dports: ['udp dport 20-30', 'tcp dport 8000-8010'],
+    },
+  ])('$name: $ports', ({ ports, istio, preinbound, loopbacks, daddrs, dports }) => {
+    const t = planMasquerade(request({ istio, ports: parsePorts(ports) })).nftRuleset;
+    expect(chain(t, 'KUBEVIRT_PREINBOUND')).toEqual(preinbound);
+    expect(chain(t, 'KUBEVIRT_POSTINBOUND')).toEqual(
+      dports.map((d) => `${d} ip saddr { ${loopbacks} } counter snat to 10.0.2.1`),
+    );
+    expect(chain(t, 'output')).toEqual(dports.map((d) => `ip daddr { ${daddrs} } ${d} counter dnat to 10.0.2.2`));
   });
 });
 

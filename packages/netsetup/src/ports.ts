@@ -11,7 +11,10 @@ function parsePortNumber(text: string, spec: string): number {
   return port;
 }
 
-/** One "proto:port" or "proto:first-last"; the protocol defaults to tcp as in KubeVirt. */
+/**
+ * One "proto:port" or "proto:first-last"; the protocol defaults to tcp as in KubeVirt. A range stays a range
+ * even when first equals last: KubeVirt writes a portRanges entry as "start-end" whatever its length.
+ */
 export function parsePort(spec: string): PortSpec {
   const trimmed = spec.trim();
   const colon = trimmed.indexOf(':');
@@ -23,7 +26,7 @@ export function parsePort(spec: string): PortSpec {
   const port = parsePortNumber(rest.slice(0, dash), spec);
   const portEnd = parsePortNumber(rest.slice(dash + 1), spec);
   if (portEnd < port) throw new InvalidPortError(spec, `range end ${portEnd} is below its start ${port}`);
-  return { protocol, port, portEnd: portEnd === port ? 0 : portEnd };
+  return { protocol, port, portEnd };
 }
 
 /** A comma-separated list as the CLI's --ports takes it; empty means "no declared ports". */
@@ -32,6 +35,18 @@ export function parsePorts(list: string): PortSpec[] {
     .split(',')
     .filter((part) => part.trim() !== '')
     .map(parsePort);
+}
+
+/** KubeVirt's portRanges allow only these protocols (its admission refuses sctp there). */
+const RANGE_PROTOCOLS = new Set(['tcp', 'udp']);
+
+/** A VMI interface's portRanges entry ({protocol: "TCP", start, end}) as a PortSpec range. */
+export function portRangeSpec(range: { protocol: string; start: number; end: number }): PortSpec {
+  const text = `${range.protocol}:${range.start}-${range.end}`;
+  const protocol = String(range.protocol ?? '').toLowerCase();
+  if (!RANGE_PROTOCOLS.has(protocol))
+    throw new InvalidPortError(text, `protocol "${range.protocol}" is not TCP or UDP`);
+  return parsePort(`${protocol}:${range.start}-${range.end}`);
 }
 
 /** Checks PortSpec values that came through the proto (not through parsePort). */
@@ -46,5 +61,5 @@ export function validatePorts(ports: readonly PortSpec[]): PortSpec[] {
 
 /** The nft form of the destination port: "80" or "8000-8010". */
 export function dportText(p: PortSpec): string {
-  return p.portEnd && p.portEnd !== p.port ? `${p.port}-${p.portEnd}` : `${p.port}`;
+  return p.portEnd ? `${p.port}-${p.portEnd}` : `${p.port}`;
 }

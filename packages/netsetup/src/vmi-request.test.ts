@@ -81,6 +81,44 @@ describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)
     }
   });
 
+  it('portRanges are forwarded as ranges in both families, after the declared ports', () => {
+    const portRanges = [
+      { protocol: 'TCP', start: 8000, end: 8010 },
+      { protocol: 'UDP', start: 5353, end: 5353 },
+    ];
+    const request = masqueradeRequestFor(vmi({ iface: { ports: [{ port: 80 }], portRanges } }), 'default', dualStack);
+    expect(request.ports).toEqual([
+      { protocol: 'tcp', port: 80, portEnd: 0 },
+      { protocol: 'tcp', port: 8000, portEnd: 8010 },
+      { protocol: 'udp', port: 5353, portEnd: 5353 },
+    ]);
+    const plan = planMasquerade(request);
+    for (const [i, family, guest, gateway, lo] of [
+      [0, 'ip', '10.0.2.2', '10.0.2.1', '127.0.0.1'],
+      [1, 'ip6', 'fd10:0:2::2', 'fd10:0:2::1', '::1'],
+    ] as const) {
+      const text = plan.nftTables[i]!.text;
+      expect(text).toContain(`tcp dport 8000-8010 counter dnat to ${guest}\n`);
+      expect(text).toContain(`udp dport 5353-5353 counter dnat to ${guest}\n`);
+      expect(text).toContain(`tcp dport 8000-8010 ${family} saddr { ${lo} } counter snat to ${gateway}\n`);
+      expect(text).toContain(`${family} daddr { ${lo} } tcp dport 8000-8010 counter dnat to ${guest}\n`);
+      // With ports or ranges declared, nothing else is forwarded.
+      expect(text).not.toContain(`\t\tcounter dnat to ${guest}\n`);
+    }
+  });
+
+  it('refuses a portRanges entry that is not TCP/UDP or not a valid range, naming it', () => {
+    for (const bad of [
+      { protocol: 'SCTP', start: 1, end: 2 },
+      { protocol: 'TCP', start: 0, end: 10 },
+      { protocol: 'UDP', start: 20, end: 10 },
+    ]) {
+      expect(() => masqueradeRequestFor(vmi({ iface: { portRanges: [bad] } }), 'default', dualStack)).toThrow(
+        InvalidPortError,
+      );
+    }
+  });
+
   it('istio from the sidecar annotation (any case of "true"), envoy ports kept in the pod', () => {
     const on = masqueradeRequestFor(vmi({ annotations: { 'sidecar.istio.io/inject': 'True' } }), 'default', v4Only);
     expect(on.istio).toBe(true);

@@ -1,10 +1,10 @@
 // masqueradeRequestFor: the MasqueradeRequest that one VMI interface asks for, decided as KubeVirt's node side
-// does: the pod network's vmNetworkCIDR / vmIPv6NetworkCIDR, the interface's ports and dhcpOptions, istio from
-// the VMI's sidecar annotation, and each address family exactly when the pod interface has a global address of
-// it. The VMI is read structurally (roles do not import the converter), so only the fields used are typed here.
+// does: the pod network's vmNetworkCIDR / vmIPv6NetworkCIDR, the interface's ports, portRanges and dhcpOptions,
+// istio from the VMI's sidecar annotation, and each address family exactly when the pod interface has a global
+// address of it. The VMI is read structurally (roles do not import the converter), so only the fields used are typed here.
 import { isGlobalUnicast } from './cidr.js';
 import { InvalidRequestError } from './errors.js';
-import { validatePorts } from './ports.js';
+import { portRangeSpec, validatePorts } from './ports.js';
 import type {
   DhcpOptions,
   MasqueradeRequest,
@@ -26,6 +26,8 @@ export interface VmiInterfaceLike {
   name: string;
   masquerade?: object;
   ports?: Array<{ name?: string; protocol?: string; port: number }>;
+  /** KubeVirt's PortRangesSpec: TCP or UDP, start..end inclusive. */
+  portRanges?: Array<{ protocol: string; start: number; end: number }>;
   dhcpOptions?: VmiDhcpOptions;
 }
 
@@ -67,10 +69,12 @@ export function dhcpOptionsOf(o: VmiDhcpOptions | undefined): DhcpOptions | unde
   };
 }
 
+/** The declared ports, then the port ranges: the order KubeVirt writes their rules in. */
 function portsOf(iface: VmiInterfaceLike): PortSpec[] {
-  return validatePorts(
-    (iface.ports ?? []).map((p) => ({ protocol: (p.protocol || 'TCP').toLowerCase(), port: p.port, portEnd: 0 })),
-  );
+  return validatePorts([
+    ...(iface.ports ?? []).map((p) => ({ protocol: (p.protocol || 'TCP').toLowerCase(), port: p.port, portEnd: 0 })),
+    ...(iface.portRanges ?? []).map(portRangeSpec),
+  ]);
 }
 
 /** The interface named `ifaceName` must exist, use masquerade, and sit on the pod network. */

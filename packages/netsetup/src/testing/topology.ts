@@ -115,8 +115,8 @@ export class Topology {
     await sh('ip', '-n', this.pod, 'link', 'set', 'guestport', 'master', bridge, 'mtu', '1400', 'up');
   }
 
-  /** Starts a peer server in `ns`; resolves once it listens. */
-  async serve(ns: string, name: string, ports: number[]): Promise<void> {
+  /** Starts a peer server in `ns` (ports as numbers, or "udp:N"); resolves once it listens. */
+  async serve(ns: string, name: string, ports: Array<number | string>): Promise<void> {
     const child = execa('ip', ['netns', 'exec', ns, process.execPath, SERVER, name, ...ports.map(String)], {
       reject: false,
     });
@@ -128,14 +128,19 @@ export class Topology {
   }
 
   /**
-   * One TCP connection from `ns`; the server's answer, or null when refused / unanswered.
+   * One TCP connection (or UDP datagram) from `ns`; the server's answer, or null when refused / unanswered.
    * `attempts` > 1 tolerates links that are still coming up (neighbour discovery, bridge port state).
    */
-  async connect(ns: string, address: string, port: number, attempts = 1): Promise<string | null> {
+  async connect(
+    ns: string,
+    address: string,
+    port: number,
+    attempts = 1,
+    protocol: 'tcp' | 'udp' = 'tcp',
+  ): Promise<string | null> {
+    const args = ['netns', 'exec', ns, process.execPath, CLIENT, address, String(port), protocol];
     for (let i = 0; i < attempts; i += 1) {
-      const r = await execa('ip', ['netns', 'exec', ns, process.execPath, CLIENT, address, String(port)], {
-        reject: false,
-      });
+      const r = await execa('ip', args, { reject: false });
       if (r.exitCode === 0 && r.stdout.trim() !== '') return r.stdout.trim();
       if (i + 1 < attempts) await new Promise((res) => setTimeout(res, 300));
     }
