@@ -21,9 +21,12 @@ const TEST_PATHS = {
   cloudInitDir: '/var/run/libvirt/cloud-init-dir',
 };
 
-/** Vector folders named in the coverage table (a backticked name in its "vector" column). */
+/** The coverage tables of whole-converter vectors (one per group of KubeVirt test files). */
+const COVERAGE_TABLES = ['COVERAGE-converter.md', 'COVERAGE-kvm.md'];
+
+/** Vector folders named in the coverage tables (a backticked name in a table's "vector" column). */
 function coveredVectors(): string[] {
-  const table = readGolden('.', 'COVERAGE-converter.md');
+  const table = COVERAGE_TABLES.map((file) => readGolden('.', file)).join('\n');
   const names = new Set<string>();
   for (const line of table.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
@@ -35,14 +38,16 @@ function coveredVectors(): string[] {
 }
 
 /**
- * One selection path: `a/b[attr=value]/c[2]@x,y`. Each step names a child element, optionally filtered
- * by an attribute value or a 1-based position among the matches; `@x,y` keeps only those attributes
- * (and drops children), for a test that asserts single attributes of an element.
+ * One selection path: `a/b[attr=value]/c[2]@x,y` (`@x` alone: <domain>'s own attributes). Each step
+ * names a child element, optionally filtered by an attribute value or a 1-based position among the
+ * matches; `@x,y` keeps only those attributes (and drops children), for a test that asserts single
+ * attributes of an element.
  */
 function select(root: Node, path: string): Node[] {
   const [steps, keep] = path.split('@') as [string, string | undefined];
   let nodes = [root];
-  for (const step of steps.split('/')) {
+  // An empty path (`@type`) is the <domain> element itself.
+  for (const step of steps === '' ? [] : steps.split('/')) {
     const m = /^([\w:-]+)(?:\[(?:(\d+)|([\w:-]+)=([^\]]*))\])?$/.exec(step);
     if (!m) throw new Error(`bad selection step ${JSON.stringify(step)} in ${path}`);
     const [, name, index, attr, value] = m;

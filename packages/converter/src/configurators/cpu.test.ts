@@ -53,3 +53,23 @@ describe('cpu', () => {
     ).toEqual([]);
   });
 });
+
+describe('cpu under cross-architecture emulation', () => {
+  const emulated = { allowCrossArchEmulation: true, architecture: 'arm64' };
+
+  it.each([['host-model'], ['host-passthrough'], [undefined]])('model %s becomes custom "max"', (model) => {
+    const d = run(cpu, vmi({ cpu: model ? { model } : undefined }), emulated);
+    expect(d.cpu?.mode).toBe('custom');
+    expect(d.cpu?.model).toBe('max');
+  });
+
+  it('keeps an explicitly named model, and native conversions keep host-model', () => {
+    expect(run(cpu, vmi({ cpu: { model: 'cortex-a57' } }), emulated).cpu).toMatchObject({
+      mode: 'custom',
+      model: 'cortex-a57',
+    });
+    const native = run(cpu, vmi({ cpu: { model: 'host-model' } }), { architecture: 'arm64' }).cpu;
+    expect(native?.mode).toBe('host-model');
+    expect(native?.model).toBeUndefined();
+  });
+});

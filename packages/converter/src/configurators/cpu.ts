@@ -12,11 +12,16 @@ export const cpu: Configurator = {
     const topology = { ...ctx.topology };
     const current = ctx.vcpus;
     const model = spec?.model;
-    const mode = !model
-      ? ctx.arch.defaultCpuMode
-      : PASSTHROUGH_MODES.has(model)
-        ? (model as 'host-model' | 'host-passthrough')
-        : 'custom';
+    // TCG emulating another architecture has no host CPU to model or pass through: QEMU's "max" model, with
+    // every feature it can emulate, replaces both (an explicitly named model stays).
+    const emulatedMax = ctx.raw.allowCrossArchEmulation && (!model || PASSTHROUGH_MODES.has(model));
+    const mode = emulatedMax
+      ? 'custom'
+      : !model
+        ? ctx.arch.defaultCpuMode
+        : PASSTHROUGH_MODES.has(model)
+          ? (model as 'host-model' | 'host-passthrough')
+          : 'custom';
     const features = (spec?.features ?? []).map((f) => ({ name: f.name, policy: f.policy || 'require' }));
     // KubeVirt disables MPX for custom models on x86: newer hosts lack it and the guest would fail to start.
     if (
@@ -39,7 +44,7 @@ export const cpu: Configurator = {
     domain.vcpu = vcpu;
     domain.cpu = {
       mode,
-      model: mode === 'custom' ? model : undefined,
+      model: emulatedMax ? 'max' : mode === 'custom' ? model : undefined,
       topology,
       features,
       numaCells: [],

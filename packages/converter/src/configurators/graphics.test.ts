@@ -12,4 +12,13 @@ describe('graphics', () => {
     expect(run(graphics, vmi(), { architecture: 'arm64' }).devices.videos).toEqual([{ type: 'virtio', heads: 1 }]);
     expect(run(graphics, vmi({ devices: { autoattachGraphicsDevice: false } })).devices.graphics).toEqual([]);
   });
+  it('neither VNC nor video under cross-architecture emulation (on every architecture)', () => {
+    for (const architecture of ['amd64', 'arm64', 's390x']) {
+      const d = run(graphics, vmi(), { architecture, allowCrossArchEmulation: true });
+      expect(d.devices.graphics).toEqual([]);
+      expect(d.devices.videos).toEqual([]);
+    }
+    const explicit = run(graphics, vmi({ devices: { video: { type: 'virtio' } } }), { allowCrossArchEmulation: true });
+    expect(explicit.devices.videos).toEqual([]);
+  });
 });

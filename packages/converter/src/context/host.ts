@@ -36,11 +36,12 @@ export function defaultPodInterfaces(vmi: VirtualMachineInstance): ConverterCont
   return out;
 }
 
-/** Host facts as a context: architecture, KVM or emulation, libvirt version (+ pod taps for a VMI). */
+/** Host facts as a context: architecture (also as the host's), KVM or emulation, libvirt version (+ pod taps for a VMI). */
 export function hostContextDefaults(vmi?: VirtualMachineInstance): ConverterContext {
   const kvm = existsSync('/dev/kvm');
   return ConverterContext.fromPartial({
     architecture: goArch(process.arch),
+    hostArchitecture: goArch(process.arch),
     hypervisorDeviceAvailable: kvm,
     allowEmulation: !kvm,
     libvirtVersion: libvirtClientVersion(),
@@ -53,6 +54,11 @@ export function withDefaults(context: ConverterContext, defaults: ConverterConte
   return {
     ...context,
     architecture: context.architecture ?? defaults.architecture,
+    // A context that names its architecture without cross-architecture emulation describes a host of that
+    // architecture (KubeVirt's launcher builds for the host's unless it emulates another).
+    hostArchitecture:
+      context.hostArchitecture ||
+      (context.architecture && !context.allowCrossArchEmulation ? context.architecture : defaults.hostArchitecture),
     allowEmulation: context.allowEmulation ?? defaults.allowEmulation,
     hypervisorDeviceAvailable: context.hypervisorDeviceAvailable ?? defaults.hypervisorDeviceAvailable,
     libvirtVersion: context.libvirtVersion ?? defaults.libvirtVersion,

@@ -3,6 +3,7 @@
 import type { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import { archFacts, type ArchFacts } from './arch.js';
+import { crossArchGuest, type CrossArchGuest } from './cross-arch.js';
 import { resolvePaths, type ResolvedPaths } from './paths.js';
 import { ioThreadPlan, memfdRequired, topologyOf, vcpuCount, type IoThreadPlan, type Topology } from './plan.js';
 
@@ -15,6 +16,8 @@ export interface LibvirtVersion {
 export interface Resolved {
   raw: ConverterContext;
   arch: ArchFacts;
+  /** The emulated guest when the VMI's architecture is not the host's (cross-architecture emulation). */
+  crossArch?: CrossArchGuest;
   paths: ResolvedPaths;
   allowEmulation: boolean;
   hypervisorDeviceAvailable: boolean;
@@ -44,7 +47,10 @@ export function libvirtOlderThan(ctx: Resolved, major: number, minor: number): b
 }
 
 export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstance): Resolved {
-  const arch = archFacts(raw.architecture || undefined);
+  // Under cross-architecture emulation the domain is built for the guest's architecture (KubeVirt's launcher
+  // picks the guest's arch converter then); the refusal of a foreign VMI without the switch comes first.
+  const crossArch = crossArchGuest(raw, vmi);
+  const arch = archFacts(crossArch?.arch ?? (raw.architecture || undefined));
   const transitional = raw.useVirtioTransitional || vmi.spec.domain.devices.useVirtioTransitional === true;
   const virtioModel =
     arch.arch === 's390x' ? 'virtio' : transitional ? 'virtio-transitional' : 'virtio-non-transitional';
@@ -53,6 +59,7 @@ export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstanc
   return {
     raw,
     arch,
+    crossArch,
     paths: resolvePaths(raw.paths, raw.nonRoot),
     allowEmulation: raw.allowEmulation ?? false,
     hypervisorDeviceAvailable: raw.hypervisorDeviceAvailable ?? true,
