@@ -26,6 +26,7 @@ import { metadata } from './configurators/metadata.js';
 import { numaPassthrough } from './configurators/numa-passthrough.js';
 import { os } from './configurators/os.js';
 import { panic } from './configurators/panic.js';
+import { pciNumaPlacement } from './configurators/pci-numa-placement.js';
 import { qemuCommandline } from './configurators/qemu-commandline.js';
 import { realtime } from './configurators/realtime.js';
 import { rebootPolicy } from './configurators/reboot-policy.js';
@@ -44,7 +45,8 @@ import type { VirtualMachineInstance } from './vmi/types.js';
 
 /**
  * What cannot be built is refused first; then KubeVirt's configurator order (CPU pinning where KubeVirt
- * adjusts the domain for the CPU set, once the IOThreads are known), then the steps its domain manager
+ * adjusts the domain for the CPU set, once the IOThreads are known; PCI NUMA placement after the guest
+ * NUMA cells, as KubeVirt places devices after that adjustment), then the steps its domain manager
  * runs after the converter.
  */
 export const CONFIGURATORS: readonly Configurator[] = [
@@ -82,6 +84,7 @@ export const CONFIGURATORS: readonly Configurator[] = [
   launchSecurity,
   rebootPolicy,
   hypervisor,
+  pciNumaPlacement,
   hotplugPorts,
   libvirtCompat,
 ];

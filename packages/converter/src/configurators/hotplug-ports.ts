@@ -41,7 +41,11 @@ export const hotplugPorts: Configurator = {
     const extra = Math.max(0, Math.max(total - used, floor) - placeholders);
     // libvirt places each PCI device on a free root port when it assigns addresses, so the ports
     // that stay empty are the placeholders (NIC hot-plug) and the extra ones (disks and others).
-    const wanted = used + placeholders + extra;
+    // Devices (and root ports) that already have an address, behind a NUMA expander bus, take none.
+    const addressed =
+      domain.devices.hostdevs.filter((h) => h.address).length +
+      domain.devices.controllers.filter((c) => c.address).length;
+    const wanted = used - addressed + placeholders + extra;
     const pciIndexes = domain.devices.controllers.filter((c) => c.type === 'pci').map((c) => c.index);
     let index = Math.max(0, ...pciIndexes) + 1;
     for (let n = 0; n < wanted && index <= MAX_INDEX; n++, index++) {

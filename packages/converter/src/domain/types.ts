@@ -90,7 +90,10 @@ export interface Controller {
   model?: string;
   driver?: { iommu?: string; iothread?: number; queues?: number };
   pcihole64?: number;
-  target?: { hotplug: 'off' };
+  /** Set for a root port placed behind a pcie-expander-bus (PCI NUMA-aware placement). */
+  address?: PciAddress;
+  /** busNr and node: a pcie-expander-bus's first bus number and the guest NUMA cell it belongs to. */
+  target?: { hotplug?: 'off'; busNr?: number; node?: number };
 }
 
 export interface HostDevice {

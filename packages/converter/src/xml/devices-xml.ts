@@ -78,8 +78,12 @@ function hostdev(w: XmlWriter, h: HostDevice): void {
 function controller(w: XmlWriter, c: Controller): void {
   w.open('controller', { type: c.type, index: c.index, model: c.model });
   if (c.driver) w.leaf('driver', { iommu: c.driver.iommu, iothread: c.driver.iothread, queues: c.driver.queues });
+  address(w, c.address);
   if (c.pcihole64 !== undefined) w.leaf('pcihole64', { unit: 'KiB' }, String(c.pcihole64));
-  if (c.target) w.leaf('target', { hotplug: c.target.hotplug });
+  const t = c.target;
+  if (t?.node !== undefined)
+    w.open('target', { hotplug: t.hotplug, busNr: t.busNr }).leaf('node', undefined, String(t.node)).close();
+  else if (t) w.leaf('target', { hotplug: t.hotplug, busNr: t.busNr });
   w.close();
 }
 

@@ -130,6 +130,11 @@ export interface HostDevice {
    */
   usbBus: string;
   usbDevice: string;
+  /**
+   * Host NUMA node of a PCI device (sysfs numa_node), for PCI NUMA-aware placement. Left out: the device has
+   * no NUMA affinity (-1) or it could not be read.
+   */
+  numaNode?: number | undefined;
 }
 
 /** One host NUMA node: its id, the host CPUs in it and its distances to the nodes (numactl's table). */
@@ -256,6 +261,11 @@ export interface ConverterContext {
    * the fixed CID 3 instead of status.VSOCKCID. False: global mode (also when the file is absent).
    */
   vsockLocalNamespace: boolean;
+  /**
+   * KubeVirt's PCINUMAAwareTopology feature gate (virt-handler's cluster config): PCI host devices of a VMI
+   * with dedicated CPUs sit behind a pcie-expander-bus of the guest NUMA cell their host node maps to.
+   */
+  pciNumaAwareTopologyEnabled: boolean;
   /**
    * KubeVirt's AllowCrossArchEmulation: the launcher runs with --allow-cross-arch-emulation and the VMI's
    * spec.architecture is not the host's (the launcher decides, as KubeVirt's domain manager does). The domain is
@@ -1195,6 +1205,7 @@ function createBaseHostDevice(): HostDevice {
     ramfb: false,
     usbBus: "",
     usbDevice: "",
+    numaNode: undefined,
   };
 }
 
@@ -1235,6 +1246,9 @@ export const HostDevice: MessageFns<HostDevice> = {
     }
     if (message.usbDevice !== "") {
       writer.uint32(98).string(message.usbDevice);
+    }
+    if (message.numaNode !== undefined) {
+      writer.uint32(104).uint32(message.numaNode);
     }
     return writer;
   },
@@ -1348,6 +1362,14 @@ export const HostDevice: MessageFns<HostDevice> = {
             message.usbDevice = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.numaNode = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1406,6 +1428,11 @@ export const HostDevice: MessageFns<HostDevice> = {
         : isSet(object.usb_device)
         ? globalThis.String(object.usb_device)
         : "",
+      numaNode: isSet(object.numaNode)
+        ? globalThis.Number(object.numaNode)
+        : isSet(object.numa_node)
+        ? globalThis.Number(object.numa_node)
+        : undefined,
     };
   },
 
@@ -1447,6 +1474,9 @@ export const HostDevice: MessageFns<HostDevice> = {
     if (message.usbDevice !== "") {
       obj.usbDevice = message.usbDevice;
     }
+    if (message.numaNode !== undefined) {
+      obj.numaNode = Math.round(message.numaNode);
+    }
     return obj;
   },
 
@@ -1467,6 +1497,7 @@ export const HostDevice: MessageFns<HostDevice> = {
     message.ramfb = object.ramfb ?? false;
     message.usbBus = object.usbBus ?? "";
     message.usbDevice = object.usbDevice ?? "";
+    message.numaNode = object.numaNode ?? undefined;
     return message;
   },
 };
@@ -2050,6 +2081,7 @@ function createBaseConverterContext(): ConverterContext {
     volumeBlockSizes: {},
     launcherLogVerbosity: undefined,
     vsockLocalNamespace: false,
+    pciNumaAwareTopologyEnabled: false,
     allowCrossArchEmulation: false,
     hostArchitecture: "",
   };
@@ -2165,6 +2197,9 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     }
     if (message.vsockLocalNamespace !== false) {
       writer.uint32(272).bool(message.vsockLocalNamespace);
+    }
+    if (message.pciNumaAwareTopologyEnabled !== false) {
+      writer.uint32(280).bool(message.pciNumaAwareTopologyEnabled);
     }
     if (message.allowCrossArchEmulation !== false) {
       writer.uint32(320).bool(message.allowCrossArchEmulation);
@@ -2495,6 +2530,14 @@ export const ConverterContext: MessageFns<ConverterContext> = {
             }
 
             message.vsockLocalNamespace = reader.bool();
+            continue;
+          }
+          case 35: {
+            if (tag !== 280) {
+              break;
+            }
+
+            message.pciNumaAwareTopologyEnabled = reader.bool();
             continue;
           }
           case 40: {
@@ -2879,6 +2922,11 @@ export const ConverterContext: MessageFns<ConverterContext> = {
         : isSet(object.vsock_local_namespace)
         ? globalThis.Boolean(object.vsock_local_namespace)
         : false,
+      pciNumaAwareTopologyEnabled: isSet(object.pciNUMAAwareTopologyEnabled)
+        ? globalThis.Boolean(object.pciNUMAAwareTopologyEnabled)
+        : isSet(object.pci_numa_aware_topology_enabled)
+        ? globalThis.Boolean(object.pci_numa_aware_topology_enabled)
+        : false,
       allowCrossArchEmulation: isSet(object.allowCrossArchEmulation)
         ? globalThis.Boolean(object.allowCrossArchEmulation)
         : isSet(object.allow_cross_arch_emulation)
@@ -3050,6 +3098,9 @@ export const ConverterContext: MessageFns<ConverterContext> = {
     if (message.vsockLocalNamespace !== false) {
       obj.vsockLocalNamespace = message.vsockLocalNamespace;
     }
+    if (message.pciNumaAwareTopologyEnabled !== false) {
+      obj.pciNUMAAwareTopologyEnabled = message.pciNumaAwareTopologyEnabled;
+    }
     if (message.allowCrossArchEmulation !== false) {
       obj.allowCrossArchEmulation = message.allowCrossArchEmulation;
     }
@@ -3172,6 +3223,7 @@ export const ConverterContext: MessageFns<ConverterContext> = {
       );
     message.launcherLogVerbosity = object.launcherLogVerbosity ?? undefined;
     message.vsockLocalNamespace = object.vsockLocalNamespace ?? false;
+    message.pciNumaAwareTopologyEnabled = object.pciNumaAwareTopologyEnabled ?? false;
     message.allowCrossArchEmulation = object.allowCrossArchEmulation ?? false;
     message.hostArchitecture = object.hostArchitecture ?? "";
     return message;
