@@ -25,3 +25,7 @@ export { parseFlags } from './flags.js';
 export type { LauncherFlags } from './flags.js';
 export { resolvePaths } from './paths.js';
 export type { LauncherPaths } from './paths.js';
+// What the launcher starts a monolithic libvirtd with (a driver directory holding only the QEMU module): exported
+// so a benchmark can start its peer libvirtd the same way.
+export { qemuOnlyDriverEnv } from './daemons/driver-dir.js';
+export type { DriverDirChoice } from './daemons/driver-dir.js';
