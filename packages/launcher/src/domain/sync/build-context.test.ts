@@ -6,6 +6,7 @@ import { parseVmiRequest } from '../../vmi.js';
 import { blockCandidates, buildContext, containerDiskVolumes, interfacePlan } from './build-context.js';
 import type { HostFacts } from './build-context.js';
 import type { ImageFacts } from '../../adapters/ephemeral-disk.js';
+import { convertVmi } from '../../adapters/converter.js';
 
 const image = (over: Partial<ImageFacts>): ImageFacts => ({
   path: '/x',
@@ -21,8 +22,9 @@ const image = (over: Partial<ImageFacts>): ImageFacts => ({
 const flags = parseFlags(['--run-root', '/tmp/vlt-build-context', '--uid', 'uid-1'], {});
 const paths = resolvePaths(flags);
 
-function vmiOf(spec: Record<string, unknown>, annotations: Record<string, string> = {}) {
-  const vmi = { metadata: { name: 'vm1', namespace: 'default', uid: 'uid-1', annotations }, spec };
+function vmiOf(spec: Record<string, unknown>, annotations: Record<string, string> = {}, status = {}) {
+  const metadata = { name: 'vm1', namespace: 'default', uid: 'uid-1', annotations };
+  const vmi = { apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachineInstance', metadata, spec, status };
   return parseVmiRequest(Buffer.from(JSON.stringify(vmi)));
 }
 
@@ -88,6 +90,29 @@ describe('buildContext (pure: facts and options in, converter context out)', () 
     expect(ctx.smbios).toMatchObject({ manufacturer: 'KubeVirt', product: 'None', family: 'KubeVirt' });
     expect(ctx.freePageReporting).toBe(true);
     expect(ctx.serialConsoleLog).toBe(true);
+  });
+
+  it('the launcher verbosity and the vsock namespace mode reach the domain: firmware log and CID 3', async () => {
+    const spec = { domain: { devices: {}, resources: { requests: { memory: '64Mi' } } } };
+    const vmi = vmiOf(spec, {}, { VSOCKCID: 1234 });
+    const debug = buildContext(
+      facts({ launcherLogVerbosity: 6, vsockLocalNamespace: true, hypervisorDeviceAvailable: true }),
+      vmi,
+      undefined,
+      flags,
+      paths,
+    );
+    expect(debug).toMatchObject({ launcherLogVerbosity: 6, vsockLocalNamespace: true });
+    const xml = (await convertVmi(vmi.raw, debug)).domainXml;
+    expect(xml).toContain(`<qemu:arg value="file,id=firmwarelog,path=${paths.privateDir}/QEMUSeaBiosDebugPipe"/>`);
+    expect(xml).toContain('<qemu:arg value="isa-debugcon,iobase=0x402,chardev=firmwarelog"/>');
+    expect(xml).toMatch(/<vsock model="virtio-non-transitional">\s*<cid auto="no" address="3"\/>/);
+
+    const plain = buildContext(facts({ hypervisorDeviceAvailable: true }), vmi, undefined, flags, paths);
+    expect(plain).toMatchObject({ launcherLogVerbosity: undefined, vsockLocalNamespace: false });
+    const plainXml = (await convertVmi(vmi.raw, plain)).domainXml;
+    expect(plainXml).not.toContain('firmwarelog');
+    expect(plainXml).toMatch(/<cid auto="no" address="1234"\/>/);
   });
 
   it('an unknown Node architecture passes through unchanged', () => {

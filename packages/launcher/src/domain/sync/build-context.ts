@@ -11,6 +11,7 @@ import { defaultedNetworking } from './default-pod-network.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
 import type { HostDeviceLists } from './host-devices/from-environment.js';
 import type { VolumeBlockSizes } from './block-size.js';
+import { crossArchFields } from './cross-arch.js';
 import type { HostNumaNode } from './host-numa.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
@@ -37,6 +38,10 @@ export interface HostFacts {
   hostNumaNodes?: HostNumaNode[];
   /** Measured block sizes of the volumes blockSize.matchVolume disks use (block-size-probe.ts). */
   volumeBlockSizes?: Record<string, VolumeBlockSizes>;
+  /** VIRT_LAUNCHER_LOG_VERBOSITY when it is a number (launcher-debug-facts.ts). */
+  launcherLogVerbosity?: number;
+  /** The pod's vsock namespace is in local mode (launcher-debug-facts.ts). */
+  vsockLocalNamespace?: boolean;
 }
 
 const goArch: Record<string, string> = { x64: 'amd64', arm64: 'arm64', s390x: 's390x', ppc64: 'ppc64le' };
@@ -136,12 +141,13 @@ export function buildContext(
   facts: HostFacts,
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
-  flags: Pick<LauncherFlags, 'allowEmulation' | 'runAsNonroot'>,
+  flags: Pick<LauncherFlags, 'allowEmulation' | 'allowCrossArchEmulation' | 'runAsNonroot'>,
   paths: LauncherPaths,
 ): ConverterContext {
   const cluster = options?.clusterConfig;
   return {
-    architecture: goArch[facts.nodeArch] ?? facts.nodeArch,
+    // The host's architecture, or the VMI's when --allow-cross-arch-emulation lets it be emulated.
+    ...crossArchFields(goArch[facts.nodeArch] ?? facts.nodeArch, vmi.architecture, flags.allowCrossArchEmulation),
     // A missing device never turns emulation on by itself: only --allow-emulation does (see hypervisorFacts).
     allowEmulation: flags.allowEmulation,
     hypervisorDeviceAvailable: facts.hypervisorDeviceAvailable,
@@ -180,5 +186,9 @@ export function buildContext(
     genericHostDevices: [...(facts.hostDevices?.genericHostDevices ?? [])],
     gpuHostDevices: [...(facts.hostDevices?.gpuHostDevices ?? [])],
     sriovDevices: [...(facts.hostDevices?.sriovDevices ?? [])],
+    // Above 5 an amd64 domain writes SeaBIOS's debug port to <private>/QEMUSeaBiosDebugPipe, as KubeVirt's does.
+    launcherLogVerbosity: facts.launcherLogVerbosity,
+    // Local mode: virt-handler dials the guest at CID 3, so the domain must carry that CID.
+    vsockLocalNamespace: facts.vsockLocalNamespace ?? false,
   };
 }

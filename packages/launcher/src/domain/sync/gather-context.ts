@@ -7,6 +7,7 @@ import type { ConverterContext } from '../../adapters/converter.js';
 import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
 import type { VmiView } from '../../vmi.js';
 import { blockCandidates, buildContext, containerDiskVolumes } from './build-context.js';
+import { checkCrossArchEmulator } from './cross-arch.js';
 import type { HostFacts } from './build-context.js';
 import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
@@ -15,6 +16,7 @@ import { readPodCpuSet, wantsDedicatedCpus } from './pod-cpuset.js';
 import { probeVolumeBlockSizes } from './block-size-probe.js';
 import { readHostNumaNodes, wantsNumaPassthrough } from './host-numa.js';
 import { readHostDevices } from './host-devices/read.js';
+import { launcherLogVerbosity, vsockLocalNamespace } from './launcher-debug-facts.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
   return stat(path).then(
@@ -89,6 +91,9 @@ export async function probeHost(env: SyncEnv, vmi: VmiView, options?: VirtualMac
         ? await readHostNumaNodes(options, () => env.conn().getCapabilities())
         : undefined,
     volumeBlockSizes: await probeVolumeBlockSizes(vmi, blockVolumes, env.paths),
+    // KubeVirt's converter reads the variable itself (not --v), so only the environment counts here.
+    launcherLogVerbosity: launcherLogVerbosity(process.env),
+    vsockLocalNamespace: await vsockLocalNamespace(),
   };
 }
 
@@ -97,5 +102,7 @@ export async function gatherContext(
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
 ): Promise<ConverterContext> {
-  return buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
+  const context = buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
+  await checkCrossArchEmulator(context);
+  return context;
 }
