@@ -16,9 +16,27 @@ const guestDir = path.join(repo, '.cache/demo-guest');
 const progress = (m: string) => process.stderr.write(`${m}\n`);
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: 'utf8' });
 
-function runPodOnce(): { ms: number; runRoot: string } {
+interface PodRun {
+  ms: number;
+  runRoot: string;
+  /** The domain's persistent XML, read while the guest ran (the launcher undefines it when the pod ends). */
+  domainXml: string;
+}
+
+/** Where the pod's daemon keeps the domain's persistent XML: system mode (root pod) or session mode (non-root). */
+function persistentXml(runRoot: string): string {
+  const places = ['etc/libvirt/qemu', 'run/kubevirt-private/libvirt/qemu'].map((d) =>
+    path.join(runRoot, d, 'default_demo.xml'),
+  );
+  const found = places.find((p) => fs.existsSync(p));
+  if (!found) throw new Error(`no persistent domain XML at ${places.join(' or ')}`);
+  return found;
+}
+
+/** One virt-pod run to the lease; its phases go to stderr so a slow round shows where its time went. */
+async function runPodOnce(): Promise<PodRun> {
   const start = performance.now();
-  const r = spawnSync(
+  const child = spawn(
     process.execPath,
     [
       path.join(repo, 'tools/pod/dist/cli.js'),
@@ -35,22 +53,41 @@ function runPodOnce(): { ms: number; runRoot: string } {
       '--timeout',
       '180',
     ],
-    { encoding: 'utf8' },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const out = r.stdout + r.stderr;
-  const lease = /✔ guest boot → DHCP lease/.exec(out);
-  if (r.status !== 0 || !lease) throw new Error(`virt-pod failed (${r.status}): ${out.slice(-800)}`);
-  // Time to lease = everything printed before the lease phase ended; the shutdown afterwards is not counted.
+  let out = '';
+  let runRoot: string | undefined;
+  let domainXml = '';
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    runRoot ??= /run-root (\S+)/.exec(out)?.[1];
+    // Sync is done: the domain is defined and stays so until the pod is deleted after the lease.
+    if (!domainXml && runRoot && /^✔ SyncVirtualMachine/m.test(out)) {
+      domainXml = fs.readFileSync(persistentXml(runRoot), 'utf8');
+    }
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (status !== 0 || !/✔ guest boot → DHCP lease/.test(out) || !runRoot || !domainXml) {
+    throw new Error(`virt-pod failed (${status}): ${out.slice(-800)}`);
+  }
+  // Time to lease = every phase printed up to the lease; the shutdown afterwards is not counted.
   const phases = [...out.matchAll(/^✔ (.+) \(([\d.]+) s\)$/gm)];
   const toLease = phases.slice(0, phases.findIndex((m) => m[1]!.startsWith('guest boot')) + 1);
   const ms = toLease.reduce((sum, m) => sum + Number(m[2]) * 1000, 0);
-  const runRoot = /kept (\S+)/.exec(out)?.[1];
-  if (!runRoot) throw new Error('virt-pod did not say where it kept the run-root');
   progress(
-    `  virt-pod: ${(ms / 1000).toFixed(2)} s to lease (wall ${((performance.now() - start) / 1000).toFixed(1)} s with teardown)`,
+    `  virt-pod: ${(ms / 1000).toFixed(2)} s to lease (wall ${((performance.now() - start) / 1000).toFixed(1)} s with teardown; load ${loadAverage()})`,
   );
-  return { ms, runRoot };
+  for (const m of toLease) progress(`    ${m[1]}: ${m[2]} s`);
+  return { ms, runRoot, domainXml };
 }
+
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 async function waitForLease(socketPath: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -79,7 +116,7 @@ async function waitForLease(socketPath: string, timeoutMs: number): Promise<void
   s.destroy();
 }
 
-async function virshOnce(keptRoot: string): Promise<number> {
+async function virshOnce(keptRoot: string, domainXml: string): Promise<number> {
   const id = Math.random().toString(16).slice(2, 8);
   const pod = `vlt-bench-${id}`;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-bench-virsh-'));
@@ -90,9 +127,8 @@ async function virshOnce(keptRoot: string): Promise<number> {
       recursive: true,
       filter: (src) => !fs.lstatSync(src).isSocket() && !src.includes('/libvirt/'),
     });
-    const xml = fs.readFileSync(path.join(keptRoot, 'etc/libvirt/qemu/default_demo.xml'), 'utf8');
-    const uid = /kubevirt-private\/([^/]+)\/virt-serial0/.exec(xml)?.[1];
-    fs.writeFileSync(path.join(root, 'domain.xml'), xml);
+    const uid = /kubevirt-private\/([^/]+)\/virt-serial0/.exec(domainXml)?.[1];
+    fs.writeFileSync(path.join(root, 'domain.xml'), domainXml);
     sh('ip', ['netns', 'add', pod]);
     // No dummy module on this kernel: a veth whose peer stays in the namespace stands in for the CNI's eth0.
     sh('ip', ['-n', pod, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'eth0-peer']);
@@ -154,7 +190,7 @@ async function virshOnce(keptRoot: string): Promise<number> {
     sh('virsh', ['-c', uri, 'start', 'default_demo']);
     await waitForLease(path.join(root, `run/kubevirt-private/${uid}/virt-serial0`), 180_000);
     const ms = performance.now() - start;
-    progress(`  virsh define + start: ${(ms / 1000).toFixed(2)} s to lease`);
+    progress(`  virsh define + start: ${(ms / 1000).toFixed(2)} s to lease (load ${loadAverage()})`);
     spawnSync('virsh', ['-c', uri, 'destroy', 'default_demo']);
     return ms;
   } finally {
@@ -173,10 +209,10 @@ async function main(): Promise<void> {
   const peer: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     progress(`round ${round}/${ROUNDS}`);
-    const { ms, runRoot } = runPodOnce();
+    const { ms, runRoot, domainXml } = await runPodOnce();
     ours.push(ms);
     try {
-      peer.push(await virshOnce(runRoot));
+      peer.push(await virshOnce(runRoot, domainXml));
     } finally {
       fs.rmSync(runRoot, { recursive: true, force: true });
     }
