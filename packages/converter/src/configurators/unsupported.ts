@@ -46,16 +46,6 @@ export const unsupported: Configurator = {
       ),
     );
     (spec.devices.interfaces ?? []).forEach((iface, i) => {
-      // Port ranges become NAT rules in KubeVirt's masquerade set-up, which the pod network set-up here
-      // does not read yet: a guest would silently get no forwarding for them.
-      const ranges = (iface as { portRanges?: unknown[] }).portRanges ?? [];
-      if (ranges.length > 0) {
-        throw new ConversionError(
-          `spec.domain.devices.interfaces[${i}].portRanges`,
-          ranges,
-          'port ranges are not forwarded by the network set-up yet',
-        );
-      }
       if (iface.sriov === undefined) return;
       requireHostDevice(
         ctx.raw.sriovDevices,

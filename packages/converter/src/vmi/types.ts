@@ -132,6 +132,16 @@ export interface Interface {
   passtBinding?: object;
   binding?: { name: string };
   ports?: { name?: string; protocol?: string; port: number }[];
+  /** Forwarded by the pod network set-up (netsetup), not by the domain. */
+  portRanges?: PortRange[];
+}
+
+/** A range of ports a masquerade interface forwards to the guest (KubeVirt's PortRangesSpec feature). */
+export interface PortRange {
+  /** TCP or UDP. */
+  protocol: string;
+  start: number;
+  end: number;
 }
 
 export interface Input {

@@ -10,6 +10,7 @@ import {
   PATH_COMPONENT_RULE,
   SUBDOMAIN_RULE,
 } from './names.js';
+import { validatePortRanges } from './validate-port-ranges.js';
 
 /** The rule disk, volume and object names are held to (see names.ts). */
 interface NameRules {
@@ -301,5 +302,6 @@ export function validateVmiObject(raw: unknown, admission = true): Obj {
   const spec = obj(raw, 'spec', '', true) as Obj;
   validateDomain(obj(spec, 'domain', 'spec', true) as Obj, rules);
   validateVolumes(spec, rules);
+  validatePortRanges(spec);
   return raw;
 }
