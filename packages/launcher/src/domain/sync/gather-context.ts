@@ -7,7 +7,6 @@ import type { ConverterContext } from '../../adapters/converter.js';
 import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
 import type { VmiView } from '../../vmi.js';
 import { blockCandidates, buildContext, containerDiskVolumes } from './build-context.js';
-import { checkCrossArchEmulator } from './cross-arch.js';
 import type { HostFacts } from './build-context.js';
 import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
@@ -102,7 +101,5 @@ export async function gatherContext(
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
 ): Promise<ConverterContext> {
-  const context = buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
-  await checkCrossArchEmulator(context);
-  return context;
+  return buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
 }
