@@ -1,7 +1,7 @@
 // The converter cases of issue 17 against the real libvirt here: each VMI converts to XML that
 // libvirt's schema accepts (virt-xml-validate) and that a private libvirtd 9.0 defines, and the defined
 // domain still holds what the VMI asked for.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -216,6 +216,47 @@ describe('issue 17 converter cases in libvirtd 9.0', () => {
     expect(live).toMatch(/<page size='2048' unit='KiB' nodeset='0'\/>/);
     expect(live).toContain('<nosharepages/>');
     expect(live).toMatch(/<pmu state='off'\/>/);
+  });
+
+  it('a verbose launcher’s domain writes SeaBIOS’s debug port into <private dir>/QEMUSeaBiosDebugPipe', async () => {
+    const privateDir = join(work, 'kubevirt-private');
+    mkdirSync(privateDir, { recursive: true });
+    const text = vmiYaml('seabios', [
+      'devices: {autoattachPodInterface: false, autoattachGraphicsDevice: false, autoattachSerialConsole: false}',
+    ]);
+    const firmwareLog = join(privateDir, 'QEMUSeaBiosDebugPipe');
+    const xml = domainXml(text, { launcherLogVerbosity: 6, paths: { kubevirtPrivateDir: privateDir } });
+    expect(domainXml(text, { launcherLogVerbosity: 5, paths: { kubevirtPrivateDir: privateDir } })).not.toContain(
+      'firmwarelog',
+    );
+    const path = join(work, 'seabios.xml');
+    writeFileSync(path, xml);
+    const validation = await execa('virt-xml-validate', [path, 'domain'], { reject: false });
+    expect(validation.stdout + validation.stderr).toContain('validates');
+    expect((await virsh('define', path)).stderr).toBe('');
+    try {
+      expect(await virsh('dumpxml', 'ns_seabios').then((r) => r.stdout)).toContain(
+        "<qemu:arg value='isa-debugcon,iobase=0x402,chardev=firmwarelog'/>",
+      );
+      expect((await virsh('start', 'ns_seabios')).stderr).toBe('');
+      // SeaBIOS prints its banner on the debug port first thing; wait for it (TCG on a busy host is slow).
+      let log = '';
+      for (let i = 0; i < 300 && !log.includes('SeaBIOS (version'); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        log = existsSync(firmwareLog) ? readFileSync(firmwareLog, 'utf8') : '';
+      }
+      expect(log).toContain('SeaBIOS (version');
+    } finally {
+      await virsh('destroy', 'ns_seabios');
+      await virsh('undefine', 'ns_seabios');
+    }
+  }, 120_000);
+
+  it('a pod in a local vsock namespace gives the guest CID 3, whatever status.VSOCKCID says', async () => {
+    const text = vmiYaml('vsock', [noDevices], ['---']).replace('\n  ---', '\nstatus: {VSOCKCID: 1234}');
+    expect(domainXml(text)).toMatch(/<cid auto="no" address="1234"\/>/);
+    const live = await defineAndDump('vsock', domainXml(text, { vsockLocalNamespace: true }));
+    expect(live).toMatch(/<vsock model='virtio-non-transitional'>\s*<cid auto='no' address='3'\/>/);
   });
 
   it('a SEV domain passes libvirt’s schema; this QEMU (no SEV) is why libvirtd refuses to define it', async () => {
