@@ -9,6 +9,8 @@ import type { VmiView } from '../../vmi.js';
 import type { SyncEnv } from './env.js';
 import { step } from './env.js';
 import { prepareStorage } from './prepare-storage.js';
+import { writeConfigDriveDevices } from './storage/cloud-init.js';
+import { sysfsPciFacts } from './storage/host-pci.js';
 
 export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: string): Promise<Domain> {
   const vlog = log.with({ name: vmi.name, namespace: vmi.namespace, uid: vmi.uid, kind: 'VirtualMachineInstance' });
@@ -34,6 +36,20 @@ export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: stri
     dom = await step('define', vmi, () => env.conn().defineXML(finalXml));
   } catch (err) {
     vlog.error('Defining the VirtualMachineInstance failed.');
+    throw err;
+  }
+  // Tagged devices get their addresses at define: the config drive is written again to list them. A failure
+  // undefines the domain, so the next sync runs the preStartHook again instead of starting without the list.
+  try {
+    await step('config drive devices', vmi, () =>
+      writeConfigDriveDevices(vmi, () => dom.getXMLDesc(), sysfsPciFacts(env.sysRoot)),
+    );
+  } catch (err) {
+    vlog.error('Writing the config drive device metadata failed.');
+    await dom
+      .undefine({ keepNvram: true })
+      .catch(() => dom.undefine())
+      .catch(() => undefined);
     throw err;
   }
   env.metadata.update((m) => {

@@ -10,6 +10,14 @@ import type { VmiView, VolumeView } from '../../../vmi.js';
 import type { SyncEnv } from '../env.js';
 import type { StorageSpec } from './spec.js';
 import { preCloudInitIso } from '../../../hooks/cloud-init.js';
+import { loadEphemeralDisk } from '../../../adapters/ephemeral-disk.js';
+import { buildDeviceMetadata, hasDeviceTags, readDeviceTags, type HostPciFacts } from './device-metadata.js';
+
+type CloudInitIsoRequest = Parameters<EphemeralDiskFace['createCloudInitIso']>[0];
+
+// The request each VMI's config drive was first written with, kept (like KubeVirt's cloud-init data store)
+// so the drive is written again after define from the same data, without running the hook a second time.
+const configDriveRequests = new WeakMap<VmiView, CloudInitIsoRequest>();
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -36,7 +44,7 @@ export async function prepareCloudInit(
     networkDataSecretDir: secretDir(source.networkDataSecretRef),
     metaData: { 'instance-id': noCloud ? spec.firmwareUuid : '', 'local-hostname': vmi.hostname ?? vmi.name },
   });
-  await eph.createCloudInitIso({
+  const request: CloudInitIsoRequest = {
     ephemeralDir: env.paths.ephemeralDiskDir,
     namespace: vmi.namespace,
     name: vmi.name,
@@ -57,5 +65,27 @@ export async function prepareCloudInit(
       publicKeys,
       devices: [],
     },
-  });
+  };
+  await eph.createCloudInitIso(request);
+  if (!noCloud) configDriveRequests.set(vmi, request);
+}
+
+/**
+ * After define: the config drive again, now listing the VMI's tagged devices at the addresses the defined domain
+ * gives them (storage/device-metadata.ts), as KubeVirt writes it once more before the first start. Nothing is
+ * rewritten when no device is tagged or the VMI has no config drive (NoCloud has no device metadata).
+ */
+export async function writeConfigDriveDevices(
+  vmi: VmiView,
+  definedXml: () => Promise<string>,
+  host: HostPciFacts,
+): Promise<number> {
+  const request = configDriveRequests.get(vmi);
+  const tags = readDeviceTags(vmi.raw);
+  if (!request?.metaData || !hasDeviceTags(tags)) return 0;
+  const devices = await buildDeviceMetadata(await definedXml(), tags, host);
+  if (devices.length === 0) return 0;
+  const eph = await loadEphemeralDisk();
+  await eph.createCloudInitIso({ ...request, metaData: { ...request.metaData, devices } });
+  return devices.length;
 }
