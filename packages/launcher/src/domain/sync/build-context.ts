@@ -170,6 +170,8 @@ export function buildContext(
       vmi.annotations['kubevirt.io/free-page-reporting-disabled'] !== 'true',
     bochsForEfiGuests: cluster?.BochsDisplayForEFIGuests ?? false,
     serialConsoleLog: !(cluster?.SerialConsoleLogDisabled ?? false),
+    // KubeVirt's PCINUMAAwareTopology gate: PCI host devices sit on an expander bus of their guest NUMA cell.
+    pciNumaAwareTopologyEnabled: cluster?.PCINUMAAwareTopologyEnabled ?? false,
     ...withSecondaryTaps(
       interfacePlan(vmi, options, facts.tap0Mtu, facts.bridgeGuestMacs),
       vmi,

@@ -15,6 +15,7 @@ import { readPodCpuSet, wantsDedicatedCpus } from './pod-cpuset.js';
 import { probeVolumeBlockSizes } from './block-size-probe.js';
 import { readHostNumaNodes, wantsNumaPassthrough } from './host-numa.js';
 import { readHostDevices } from './host-devices/read.js';
+import { wantsPciNumaNodes } from './host-devices/numa-nodes.js';
 import { launcherLogVerbosity, vsockLocalNamespace } from './launcher-debug-facts.js';
 
 async function isBlockDevice(path: string): Promise<boolean> {
@@ -82,7 +83,8 @@ export async function probeHost(env: SyncEnv, vmi: VmiView, options?: VirtualMac
     // Only dedicated placement pins to it; an unreadable cpuset then fails the sync, as KubeVirt's does.
     podCpuSet: wantsDedicatedCpus(vmi) ? await readPodCpuSet(env.cgroupRoot) : undefined,
     // Device plugins' PCI_RESOURCE_*/MDEV_PCI_RESOURCE_*/USB_RESOURCE_* and Multus's network-info file.
-    hostDevices: await readHostDevices(vmi.raw, env.paths.runRoot),
+    // With the PCINUMAAwareTopology gate and dedicated CPUs, each PCI device's host NUMA node from sysfs too.
+    hostDevices: await readHostDevices(vmi.raw, env.paths.runRoot, process.env, wantsPciNumaNodes(vmi, options)),
     // virt-handler's topology, else the local daemon's capabilities: guest NUMA passthrough maps it, and
     // dedicated CPU placement fits vCPUs onto its cells and thread siblings.
     hostNumaNodes:

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Env } from './address-pool.js';
 import { hostDeviceLists, hostDeviceSpec, needsNetworkInfo, type HostDeviceLists } from './from-environment.js';
+import { withPciNumaNodes } from './numa-nodes.js';
 import { NETWORK_INFO_PATH } from './sriov.js';
 
 async function readUntilNotEmpty(path: string, attempts = 10, pauseMs = 100): Promise<string | undefined> {
@@ -16,14 +17,20 @@ async function readUntilNotEmpty(path: string, attempts = 10, pauseMs = 100): Pr
   }
 }
 
-/** `runRoot` is the launcher's --run-root (`/` in a pod), under which the downward-API file is looked for. */
+/**
+ * `runRoot` is the launcher's --run-root (`/` in a pod), under which the downward-API file is looked for. With
+ * `pciNumaNodes` each PCI device also gets its host NUMA node from sysfs under `sysfsRoot` (numa-nodes.ts).
+ */
 export async function readHostDevices(
   vmiJson: Buffer,
   runRoot: string,
   env: Env = process.env,
+  pciNumaNodes = false,
+  sysfsRoot = '/sys',
 ): Promise<HostDeviceLists> {
   const spec = hostDeviceSpec(vmiJson);
   const path = join(runRoot, NETWORK_INFO_PATH);
   const networkInfo = needsNetworkInfo(spec) ? await readUntilNotEmpty(path) : undefined;
-  return hostDeviceLists(spec, env, networkInfo, path);
+  const lists = hostDeviceLists(spec, env, networkInfo, path);
+  return pciNumaNodes ? withPciNumaNodes(lists, sysfsRoot) : lists;
 }
