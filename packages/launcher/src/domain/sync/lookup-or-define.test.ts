@@ -1,5 +1,7 @@
 // Step 3 of SyncVMI against the in-memory connection: an existing domain is used as it is; a missing one gets
 // the preStartHook (network phase 2, storage) and is defined; a failing lookup or define changes nothing after it.
+// A config drive is written again after define with the tagged devices; if that fails, the domain is undefined.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,5 +63,50 @@ describe('lookupOrDefine', () => {
     await expect(lookupOrDefine(env, vmi, xml)).rejects.toMatchObject({ codeName: 'XML_ERROR' });
     expect(conn.domain('default_a')).toBeUndefined();
     expect(env.metadata.get().UID).toBe('');
+  });
+
+  describe('with a config drive and a tagged NIC', () => {
+    const tagged = () =>
+      parseVmiRequest(
+        vmiJson('a', {
+          volumes: [{ name: 'cfg', cloudInitConfigDrive: { userData: '#cloud-config\n' } }],
+          spec: {
+            domain: {
+              resources: { requests: { memory: '64Mi' } },
+              devices: {
+                disks: [{ name: 'cfg', disk: { bus: 'virtio' } }],
+                interfaces: [{ name: 'blue', masquerade: {}, tag: 'uplink' }],
+              },
+            },
+            networks: [{ name: 'blue', pod: {} }],
+          },
+        }),
+      );
+    const nic = (address: string) =>
+      `<interface type='ethernet'><mac address='02:00:00:00:00:01'/><alias name='ua-blue'/>${address}</interface>`;
+    const domainWith = (device: string) =>
+      `<domain type='qemu'><name>default_a</name><devices>${device}</devices></domain>`;
+    const metaData = () => {
+      const iso = join(env.paths.ephemeralDiskDir, 'cloud-init-data/default/a/configdrive.iso');
+      const text = execFileSync('isoinfo', ['-R', '-i', iso, '-x', '/openstack/latest/meta_data.json']).toString();
+      return JSON.parse(text) as Record<string, unknown>;
+    };
+
+    it('writes the drive again after define, listing the NIC at its address in the defined domain', async () => {
+      const pci = "<address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/>";
+      await lookupOrDefine(env, tagged(), domainWith(nic(pci)));
+      expect(metaData()['devices']).toEqual([
+        { type: 'nic', bus: 'pci', address: '0000:01:00.0', mac: '02:00:00:00:00:01', tags: ['uplink'] },
+      ]);
+    });
+
+    it('undefines the domain and leaves the metadata when the tagged NIC has no PCI address', async () => {
+      await expect(lookupOrDefine(env, tagged(), domainWith(nic('')))).rejects.toMatchObject({
+        name: 'DeviceMetadataError',
+        field: 'spec.domain.devices.interfaces[blue].tag',
+      });
+      expect(conn.domain('default_a')).toBeUndefined();
+      expect(env.metadata.get().UID).toBe('');
+    });
   });
 });
