@@ -19,7 +19,7 @@ export interface SyncEnv {
   /** Where the pod's cgroup is mounted (default /sys/fs/cgroup); read for dedicated CPU placement. */
   cgroupRoot?: string;
   /** Where sysfs is mounted (default /sys); read for host devices' NUMA facts in a config drive's metadata. */
-  sysRoot?: string;
+  sysfsRoot?: string;
 }
 
 /** Runs one named step and logs its duration, so each phase of a sync shows in the log. */

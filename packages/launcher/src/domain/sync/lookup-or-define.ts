@@ -42,7 +42,7 @@ export async function lookupOrDefine(env: SyncEnv, vmi: VmiView, domainXml: stri
   // undefines the domain, so the next sync runs the preStartHook again instead of starting without the list.
   try {
     await step('config drive devices', vmi, () =>
-      writeConfigDriveDevices(vmi, () => dom.getXMLDesc(), sysfsPciFacts(env.sysRoot)),
+      writeConfigDriveDevices(vmi, () => dom.getXMLDesc(), sysfsPciFacts(env.sysfsRoot)),
     );
   } catch (err) {
     vlog.error('Writing the config drive device metadata failed.');
