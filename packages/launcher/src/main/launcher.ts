@@ -26,6 +26,7 @@ import { LauncherPanic } from '../errors.js';
 import type { HookCallbacks } from '../hooks/callbacks.js';
 import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
+import { relayFirmwareLogOrWarn } from '../daemons/firmware-log.js';
 
 interface Running {
   flags: LauncherFlags;
@@ -91,6 +92,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
   const domainName = flags.name ? `${flags.namespace || 'default'}_${flags.name}` : '';
   // QEMU's log into ours (subcomponent qemu), from the file our own daemon writes; an outside daemon's is not ours.
   const qemuLog = daemons && domainName ? followQemuLog(paths, domainName) : undefined;
+  // SeaBIOS's debug console (a verbose launcher's domains write it) into ours; without the FIFO QEMU writes a file.
+  const firmwareLog = daemons ? await relayFirmwareLogOrWarn(paths.privateDir) : undefined;
   // eslint-disable-next-line prefer-const
   let session: LibvirtSession;
   const events = new DomainEventMonitor(domainName, () => session.conn, metadata, notifier);
@@ -174,6 +177,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     await session.close();
     await daemons?.stop();
     await qemuLog?.stop();
+    await firmwareLog?.stop();
   }
 }
 
