@@ -63,8 +63,11 @@ function hostdev(w: XmlWriter, h: HostDevice): void {
     ramfb: h.ramfb,
   });
   w.open('source');
-  if (src.address && 'slot' in src.address) address(w, src.address);
-  else if (src.address) w.leaf('address', { bus: src.address.bus, device: src.address.device });
+  // A host address carries no type: libvirt's schema refuses one here (and libvirtd drops it).
+  if (src.address && 'slot' in src.address) {
+    const a = src.address;
+    w.leaf('address', { domain: a.domain, bus: a.bus, slot: a.slot, function: a.function });
+  } else if (src.address) w.leaf('address', { bus: src.address.bus, device: src.address.device });
   if (src.uuid !== undefined) w.leaf('address', { uuid: src.uuid });
   if (src.vendor !== undefined) w.leaf('vendor', { id: src.vendor });
   if (src.product !== undefined) w.leaf('product', { id: src.product });

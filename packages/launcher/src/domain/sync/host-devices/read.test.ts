@@ -59,7 +59,7 @@ describe('readHostDevices -> buildContext -> converter', () => {
       { PCI_RESOURCE_INTEL_COM_QAT: '0000:3d:01.0', 'MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q': UUID },
     );
     expect(xml).toMatch(
-      /<hostdev mode="subsystem" type="pci" managed="no">\s*<source>\s*<address type="pci" domain="0x0000" bus="0x3d" slot="0x01" function="0x0"\/>\s*<\/source>\s*<alias name="ua-hostdevice-qat"\/>/,
+      /<hostdev mode="subsystem" type="pci" managed="no">\s*<source>\s*<address domain="0x0000" bus="0x3d" slot="0x01" function="0x0"\/>\s*<\/source>\s*<alias name="ua-hostdevice-qat"\/>/,
     );
     expect(xml).toMatch(
       new RegExp(
@@ -97,7 +97,7 @@ describe('readHostDevices -> buildContext -> converter', () => {
       {},
     );
     expect(xml).toMatch(
-      /<hostdev mode="subsystem" type="pci" managed="no">\s*<source>\s*<address type="pci" domain="0x0000" bus="0x3b" slot="0x02" function="0x1"\/>\s*<\/source>\s*<alias name="ua-sriov-vf"\/>\s*<boot order="3"\/>/,
+      /<hostdev mode="subsystem" type="pci" managed="no">\s*<source>\s*<address domain="0x0000" bus="0x3b" slot="0x02" function="0x1"\/>\s*<\/source>\s*<alias name="ua-sriov-vf"\/>\s*<boot order="3"\/>/,
     );
   });
 
