@@ -4,6 +4,7 @@ export { toDomainXml } from './xml/domain-xml.js';
 export { parseVmi, type ParseOptions } from './vmi/parse.js';
 export { convertRequest } from './request.js';
 export { hostContextDefaults, withDefaults, defaultPodInterfaces } from './context/host.js';
+export { crossArchEmulator } from './context/cross-arch.js';
 export { DEFAULT_PATHS, resolvePaths, type ResolvedPaths } from './context/paths.js';
 export { ConversionError } from './errors.js';
 export type { Domain } from './domain/types.js';

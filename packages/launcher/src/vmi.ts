@@ -36,6 +36,8 @@ export interface VmiView {
   interfaces: InterfaceView[];
   networks: Array<{ name: string; pod?: object; multus?: object }>;
   startStrategy?: string;
+  /** spec.architecture (GOARCH spelling) when set: another than the host's needs cross-architecture emulation. */
+  architecture?: string;
   terminationGracePeriodSeconds: number;
   subdomain?: string;
   hostname?: string;
@@ -125,6 +127,7 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
     interfaces,
     networks,
     startStrategy: typeof spec.startStrategy === 'string' ? spec.startStrategy : undefined,
+    architecture: typeof spec.architecture === 'string' && spec.architecture ? spec.architecture : undefined,
     terminationGracePeriodSeconds: typeof grace === 'number' ? grace : 30,
     subdomain: typeof spec.subdomain === 'string' ? spec.subdomain : undefined,
     hostname: typeof spec.hostname === 'string' ? spec.hostname : undefined,

@@ -13,6 +13,11 @@ const EMULATORS: Record<string, string> = {
   s390x: '/usr/bin/qemu-system-s390x',
 };
 
+/** The QEMU binary that emulates a guest of `arch` (GOARCH spelling); undefined for one KubeVirt does not emulate. */
+export function crossArchEmulator(arch: string): string | undefined {
+  return EMULATORS[arch];
+}
+
 /** The emulated guest's architecture and QEMU binary, when the VMI is of another architecture than the host. */
 export interface CrossArchGuest {
   arch: string;
@@ -35,7 +40,7 @@ export function crossArchGuest(raw: ConverterContext, vmi: VirtualMachineInstanc
       `${quote(guest)} is not the host's architecture ${quote(host)}: cross-architecture emulation requires the CrossArchitectureVirtualization feature gate (virt-launcher --allow-cross-arch-emulation)`,
     );
   }
-  const emulator = EMULATORS[guest];
+  const emulator = crossArchEmulator(guest);
   if (!emulator) {
     throw new ConversionError(
       'spec.architecture',

@@ -15,3 +15,9 @@ export async function convertVmi(vmiJson: Buffer, context: ConverterContext): Pr
   const face = await import('@virt-launcher/converter');
   return face.convertRequest({ vmiJson, context });
 }
+
+/** The QEMU binary the converter names as <emulator> for a guest of `arch` under cross-architecture emulation. */
+export async function crossArchEmulator(arch: string): Promise<string | undefined> {
+  const face = await import('@virt-launcher/converter');
+  return face.crossArchEmulator(arch);
+}

@@ -11,6 +11,7 @@ import { defaultedNetworking } from './default-pod-network.js';
 import { volumeStatusMaps } from './runtime/context-facts.js';
 import type { HostDeviceLists } from './host-devices/from-environment.js';
 import type { VolumeBlockSizes } from './block-size.js';
+import { crossArchFields } from './cross-arch.js';
 import type { HostNumaNode } from './host-numa.js';
 
 /** What the probe found on this host for one VMI: plain data, nothing decided yet. */
@@ -140,12 +141,13 @@ export function buildContext(
   facts: HostFacts,
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
-  flags: Pick<LauncherFlags, 'allowEmulation' | 'runAsNonroot'>,
+  flags: Pick<LauncherFlags, 'allowEmulation' | 'allowCrossArchEmulation' | 'runAsNonroot'>,
   paths: LauncherPaths,
 ): ConverterContext {
   const cluster = options?.clusterConfig;
   return {
-    architecture: goArch[facts.nodeArch] ?? facts.nodeArch,
+    // The host's architecture, or the VMI's when --allow-cross-arch-emulation lets it be emulated.
+    ...crossArchFields(goArch[facts.nodeArch] ?? facts.nodeArch, vmi.architecture, flags.allowCrossArchEmulation),
     // A missing device never turns emulation on by itself: only --allow-emulation does (see hypervisorFacts).
     allowEmulation: flags.allowEmulation,
     hypervisorDeviceAvailable: facts.hypervisorDeviceAvailable,

@@ -7,6 +7,7 @@ import type { ConverterContext } from '../../adapters/converter.js';
 import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
 import type { VmiView } from '../../vmi.js';
 import { blockCandidates, buildContext, containerDiskVolumes } from './build-context.js';
+import { checkCrossArchEmulator } from './cross-arch.js';
 import type { HostFacts } from './build-context.js';
 import type { SyncEnv } from './env.js';
 import { probeSecondaryTaps } from './runtime/context-facts.js';
@@ -103,5 +104,7 @@ export async function gatherContext(
   vmi: VmiView,
   options: VirtualMachineOptions | undefined,
 ): Promise<ConverterContext> {
-  return buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
+  const context = buildContext(await probeHost(env, vmi, options), vmi, options, env.flags, env.paths);
+  await checkCrossArchEmulator(context);
+  return context;
 }
