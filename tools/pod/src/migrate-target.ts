@@ -16,6 +16,7 @@ import {
   connectToLauncher,
   preparePodFiles,
   setUpMasquerade,
+  writeDhcpCache,
   startHandler,
   startPod,
   type PodSpec,
@@ -50,7 +51,8 @@ export async function startTargetPod(
   );
   // The same netsetup as the source: the guest keeps its MAC and address, and its lease stays valid here.
   const plan = await setUpMasquerade(t, spec, net);
-  await preparePodFiles(t, spec, net, plan);
+  await preparePodFiles(t, spec);
+  writeDhcpCache(spec, net, plan);
   await startHandler(t, spec);
   const started = performance.now();
   const pod = startPod(t, spec, net, hypervisor);

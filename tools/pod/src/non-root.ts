@@ -2,9 +2,9 @@
 // capability dropped but NET_BIND_SERVICE (the DHCP server's port 67), without privilege escalation, and passes
 // --run-as-nonroot. Its volumes (here: the run-root's run/ directories) are writable by that user, and
 // virt-handler makes the tap owned by it. `virt-pod run --root` keeps the old all-root pod.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 
 /** KubeVirt's NonRootUID (also the gid), the `qemu` user of the launcher image. */
 export const POD_UID = 107;
@@ -27,13 +27,19 @@ export function dropToPodUser(): string[] {
 }
 
 /**
- * Makes the private root's own directories (tools/sandbox/private-root.sh, as root) and hands every directory under
- * run/ to the pod's user, as the pod's emptyDir volumes are, and the sockets there (virt-handler's notify socket)
- * too. Files stay as they are: the container disk and kernel are hard links to the caller's files (a chown would
- * change those too), and the pod only reads them.
+ * Makes the private root's own directories (tools/sandbox/private-root.sh, as root), as kubelet makes a pod's
+ * volumes before its containers start. Asynchronous: it runs while virt-handler's network phase sets up the pod.
  */
-export function handPodDirsToUser(repo: string, runRoot: string): void {
-  execFileSync(path.join(repo, 'tools/sandbox/private-root.sh'), ['exec', runRoot, '--', 'true']);
+export async function makePrivateRootDirs(repo: string, runRoot: string): Promise<void> {
+  await execa(path.join(repo, 'tools/sandbox/private-root.sh'), ['exec', runRoot, '--', 'true']);
+}
+
+/**
+ * Hands every directory under run/ to the pod's user, as the pod's emptyDir volumes are, and the sockets there
+ * (virt-handler's notify socket) too. Files stay as they are: the container disk and kernel are hard links to the
+ * caller's files (a chown would change those too), and the pod only reads them. Runs after makePrivateRootDirs.
+ */
+export function handPodDirsToUser(runRoot: string): void {
   const walk = (dir: string) => {
     fs.chownSync(dir, POD_UID, POD_UID);
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -28,6 +28,7 @@ export async function awaitLease(s: RunState, spec: PodSpec, pod: PodProcess): P
   const first = await Promise.race([serial.lease, s.aborted, timeout, podGone]);
   if (first.startsWith('VLT-GUEST')) {
     s.clock.mark('guest boot → DHCP lease', bootStart);
+    s.print(`VMI file → lease: ${((performance.now() - s.startedAt) / 1000).toFixed(2)} s (wall; phases overlap)`);
     s.print(`guest lease: ${first.replace(/^.*VLT-GUEST: lease /, '')}`);
   } else {
     s.print(`no lease: ${first}`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
-import { connectLauncher } from '@virt-launcher/launcher';
+import { connectLauncher, LauncherConnectError, type LauncherClient } from '@virt-launcher/launcher';
 import {
   applyPlan,
   discoverPodInterface,
@@ -21,7 +21,7 @@ import { placeContainerDisks } from './layout.js';
 import type { PodNetwork } from './namespaces.js';
 import { startNodeProbe, type NodeProbe } from './node-probe.js';
 import { isMilestone, startPodProcess, type PodProcess } from './pod-process.js';
-import { handPodDirsToUser, POD_UID } from './non-root.js';
+import { handPodDirsToUser, makePrivateRootDirs, POD_UID } from './non-root.js';
 import { InterruptedError, StartFailedError } from './run-errors.js';
 import type { RunState } from './run-state.js';
 import type { HypervisorDecision } from './hypervisor.js';
@@ -67,24 +67,23 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
   return plan;
 }
 
-export async function preparePodFiles(
-  s: RunState,
-  spec: PodSpec,
-  net: PodNetwork,
-  /** Absent when the pod network's NIC is bridge-bound (pod-networks.ts wrote its DHCP cache). */
-  plan: Awaited<ReturnType<typeof setUpMasquerade>> | undefined,
-): Promise<void> {
+/** kubelet's part: the pod's volumes (its directories, the container disks, a non-root pod's private root). */
+export async function preparePodFiles(s: RunState, spec: PodSpec): Promise<void> {
   const { layout, vmi } = spec;
   await s.phase('pod directories and container disks', async () => {
-    const priv = layout.hostPath('/var/run/kubevirt-private');
     fs.mkdirSync(layout.hostPath('/var/run/kubevirt/sockets'), { recursive: true });
-    fs.mkdirSync(priv, { recursive: true });
-    // What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts).
-    if (plan?.dhcp)
-      fs.writeFileSync(path.join(priv, `vif-cache-${net.podIface}.pb`), DhcpServerConfig.encode(plan.dhcp).finish());
+    fs.mkdirSync(layout.hostPath('/var/run/kubevirt-private'), { recursive: true });
     for (const line of placeContainerDisks(layout, vmi, s.args.containerDisks, s.args.kernelBootDir))
       s.print(`  ${line}`);
+    if (s.args.nonRoot) await makePrivateRootDirs(s.repo, spec.runRoot);
   });
+}
+
+/** What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts). */
+export function writeDhcpCache(spec: PodSpec, net: PodNetwork, plan: Awaited<ReturnType<typeof setUpMasquerade>>) {
+  if (!plan.dhcp) return;
+  const file = path.join(spec.layout.hostPath('/var/run/kubevirt-private'), `vif-cache-${net.podIface}.pb`);
+  fs.writeFileSync(file, DhcpServerConfig.encode(plan.dhcp).finish());
 }
 
 /** The demo guest reads vlt.probe=IP:PORT from its kernel command line and connects to the node through NAT. */
@@ -151,7 +150,7 @@ async function stopPod(s: RunState, spec: PodSpec, pod: PodProcess): Promise<voi
 export function startPod(s: RunState, spec: PodSpec, net: PodNetwork, hypervisor: HypervisorDecision): PodProcess {
   const { vmi, name, namespace, uid, grace, runRoot } = spec;
   // The pod's volumes belong to its user; the handler stand-in's notify socket exists by now and is handed over too.
-  if (s.args.nonRoot) handPodDirsToUser(s.repo, runRoot);
+  if (s.args.nonRoot) handPodDirsToUser(runRoot);
   const pod = startPodProcess({
     repo: s.repo,
     podNs: net.podNs,
@@ -189,7 +188,23 @@ export async function connectToLauncher(s: RunState, spec: PodSpec, pod: PodProc
   const sock = spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock');
   await waitForFile(sock, pod.exited, 60_000, s.abort.signal);
   s.clock.mark('launcher ready (launcher-sock)', started);
-  s.launcher = await s.interruptible('connecting to the launcher', connectLauncher(sock));
+  s.launcher = await s.interruptible('connecting to the launcher', connectWithRetry(sock, pod.exited));
+}
+
+/**
+ * A launcher that has just marked itself ready may not answer within a call's deadline on a loaded node; like
+ * virt-handler, which polls an unresponsive launcher again, this tries a few times before giving up.
+ */
+async function connectWithRetry(sock: string, exited: Promise<number>, attempts = 3): Promise<LauncherClient> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connectLauncher(sock);
+    } catch (err) {
+      if (!(err instanceof LauncherConnectError) || attempt >= attempts || gone) throw err;
+    }
+  }
 }
 
 /** virt-handler's SyncVirtualMachine with the options it sends for this VMI; a refusal ends the run. */

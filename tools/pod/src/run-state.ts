@@ -11,6 +11,8 @@ export class RunState {
   readonly clock: PhaseClock;
   readonly cleanup = new CleanupStack();
   readonly abort = new AbortController();
+  /** When the run began (before the VMI is read): phases overlap, so the time to a milestone is measured from here. */
+  readonly startedAt = performance.now();
   /** Resolves on Ctrl-C or SIGTERM. */
   readonly aborted: Promise<'aborted'>;
   pod: PodProcess | undefined;

@@ -21,6 +21,7 @@ import {
   startPod,
   startProbe,
   syncVirtualMachine,
+  writeDhcpCache,
   type PodSpec,
 } from './run-phases.js';
 import { runMigration } from './run-migrate.js';
@@ -97,13 +98,17 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     // network unless its NIC is bridge-bound.
     await addSecondaryInterfaces(s, spec, net);
     await setUpBridges(s, spec, net);
-    const plan = podNetworkBridged(spec.vmi) ? undefined : await setUpMasquerade(s, spec, net);
-    await preparePodFiles(s, spec, net, plan);
+    // Masquerade needs the pod's network namespace, not its process: it runs while the pod's volumes are made and
+    // the pod starts (KubeVirt's virt-handler runs it once the launcher is ready), and is done before the Sync.
+    const masquerade = podNetworkBridged(spec.vmi) ? undefined : setUpMasquerade(s, spec, net);
+    masquerade?.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
+    await preparePodFiles(s, spec);
     const probe = await startProbe(s, spec, net);
     await startHandler(s, spec);
     const started = performance.now();
     const pod = startPod(s, spec, net, hypervisor);
-    await connectToLauncher(s, spec, pod, started);
+    const [plan] = await Promise.all([masquerade, connectToLauncher(s, spec, pod, started)]);
+    if (plan) writeDhcpCache(spec, net, plan);
     // Other tools (launcherctl) reach the launcher here, as virt-handler does.
     s.print(`launcher socket: ${spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock')}`);
     await syncVirtualMachine(s, spec);
