@@ -28,7 +28,7 @@ describe('relayFirmwareLog', () => {
     const relay = await relayFirmwareLog(dir, (line) => lines.push(line));
     try {
       expect(lstatSync(relay.path).isFIFO()).toBe(true);
-      expect(lstatSync(relay.path).mode & 0o777).toBe(0o666);
+      expect(lstatSync(relay.path).mode & 0o777).toBe(0o600);
       await writeFile(relay.path, 'first\nsecond\n');
       await writeFile(relay.path, 'after the first writer closed\n');
       await until(lines, /after the first writer/);

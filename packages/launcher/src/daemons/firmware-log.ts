@@ -14,8 +14,12 @@ import { QemuLogLines, type QemuLogSink } from './qemu-log.js';
 /** The file name the converter writes into `-chardev file,…,path=<private dir>/…` (KubeVirt's own name). */
 export const FIRMWARE_LOG_FILE = 'QEMUSeaBiosDebugPipe';
 
-/** QEMU may run as another user than the launcher (root mode): the FIFO must be writable by it. */
-const FIFO_MODE = 0o666;
+/**
+ * Owner only: QEMU runs as the launcher's own user here (qemu.conf names root in a root pod, a session daemon runs
+ * as the pod's user), so no other process of the pod may feed lines into the launcher's log. (KubeVirt's is 0666:
+ * its root-mode QEMU runs as another user.)
+ */
+const FIFO_MODE = 0o600;
 
 const toLauncherLog: QemuLogSink = (line) => log.info(`[SeaBios]: ${line}`, { subcomponent: 'qemu' });
 
@@ -28,7 +32,7 @@ async function makeFifo(path: string): Promise<void> {
   const existing = await lstat(path).catch(() => undefined);
   if (existing && !existing.isFIFO()) await unlink(path); // a regular file from an earlier launcher: replace it
   if (!existing?.isFIFO()) await promisify(execFile)('mkfifo', ['-m', FIFO_MODE.toString(8), path]);
-  await chmod(path, FIFO_MODE); // mkfifo's mode goes through the umask
+  await chmod(path, FIFO_MODE); // a FIFO left by an earlier launcher keeps whatever mode it had
 }
 
 /**
