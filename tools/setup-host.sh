@@ -10,7 +10,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # static container-disk (tools/pod-programs), file checks it.
 DEBS=(
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt-dev libxml2-utils
-  qemu-system-x86 qemu-utils nftables iproute2 busybox udhcpc xorriso genisoimage
+  qemu-system-x86 qemu-system-arm qemu-utils nftables iproute2 busybox udhcpc xorriso genisoimage
   dnsmasq-base tini pkg-config g++ make python3 util-linux procps librsvg2-bin gcc libc6-dev file
 )
 missing=()
