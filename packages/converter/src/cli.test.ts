@@ -40,6 +40,29 @@ describe('vmi-to-domain', () => {
     (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a VMI of another architecture: refused naming spec.architecture, emulated when the context allows it', async () => {
+    // s390x is never this machine's architecture (the CLI takes the host's from process.arch).
+    const vmi = JSON.stringify({
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachineInstance',
+      metadata: { name: 'foreign', namespace: 'default' },
+      spec: { architecture: 's390x', domain: { devices: {}, resources: { requests: { memory: '64Mi' } } } },
+    });
+    const refused = await run(['-'], vmi);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/^vmi-to-domain: spec\.architecture: "s390x" is not the host's architecture .*\n$/);
+    const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/vlt-converter-');
+    writeFileSync(`${dir}/ctx.json`, JSON.stringify({ allowCrossArchEmulation: true }));
+    const emulated = await run(['-', '--context', `${dir}/ctx.json`], vmi);
+    rmSync(dir, { recursive: true, force: true });
+    expect(emulated.exitCode).toBe(0);
+    expect(emulated.stdout).toMatch(/^<domain type="qemu"/);
+    expect(emulated.stdout).toContain('<emulator>/usr/bin/qemu-system-s390x</emulator>');
+    expect(emulated.stdout).toContain('<type arch="s390x" machine="s390-ccw-virtio">hvm</type>');
+  });
+
   it.each([
     [['examples/nope.yaml'], /^vmi-to-domain: cannot read examples\/nope.yaml: ENOENT\n$/],
     [['--format', 'yaml', 'examples/vm-a.yaml'], /^vmi-to-domain: --format must be xml or json, not yaml\n$/],
