@@ -10,6 +10,7 @@ import { SupervisedDaemon } from './supervisor.js';
 import { qemuOnlyDriverEnv } from './driver-dir.js';
 import { log } from '../log.js';
 import { killProbeOrphans } from './probe-orphans.js';
+import { warmQemuCapabilities } from './capabilities-warmup.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
@@ -86,8 +87,12 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     : undefined;
   virtlogd?.start();
   daemon.start();
+  const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
+  // The first define would probe the emulator on the way to the guest's start: it is probed now, while the launcher
+  // finishes starting and waits for the first sync (capabilities-warmup.ts).
+  void warmQemuCapabilities(uri, socketPath);
   return {
-    uri: `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`,
+    uri,
     socketPath,
     daemon,
     virtlogd,
