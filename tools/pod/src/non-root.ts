@@ -4,7 +4,6 @@
 // virt-handler makes the tap owned by it. `virt-pod run --root` keeps the old all-root pod.
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 
 /** KubeVirt's NonRootUID (also the gid), the `qemu` user of the launcher image. */
 export const POD_UID = 107;
@@ -27,19 +26,14 @@ export function dropToPodUser(): string[] {
 }
 
 /**
- * Makes the private root's own directories (tools/sandbox/private-root.sh, as root), as kubelet makes a pod's
- * volumes before its containers start. Asynchronous: it runs while virt-handler's network phase sets up the pod.
- */
-export async function makePrivateRootDirs(repo: string, runRoot: string): Promise<void> {
-  await execa(path.join(repo, 'tools/sandbox/private-root.sh'), ['exec', runRoot, '--', 'true']);
-}
-
-/**
  * Hands every directory under run/ to the pod's user, as the pod's emptyDir volumes are, and the sockets there
  * (virt-handler's notify socket) too. Files stay as they are: the container disk and kernel are hard links to the
- * caller's files (a chown would change those too), and the pod only reads them. Runs after makePrivateRootDirs.
+ * caller's files (a chown would change those too), and the pod only reads them.
  */
 export function handPodDirsToUser(runRoot: string): void {
+  // The one directory under run/ that tools/sandbox/private-root.sh makes (for libvirt's sockets) when the pod starts:
+  // made here first, so it is the user's too.
+  fs.mkdirSync(path.join(runRoot, 'run/libvirt'), { recursive: true });
   const walk = (dir: string) => {
     fs.chownSync(dir, POD_UID, POD_UID);
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -21,7 +21,7 @@ import { placeContainerDisks } from './layout.js';
 import type { PodNetwork } from './namespaces.js';
 import { startNodeProbe, type NodeProbe } from './node-probe.js';
 import { isMilestone, startPodProcess, type PodProcess } from './pod-process.js';
-import { handPodDirsToUser, makePrivateRootDirs, POD_UID } from './non-root.js';
+import { handPodDirsToUser, POD_UID } from './non-root.js';
 import { InterruptedError, StartFailedError } from './run-errors.js';
 import type { RunState } from './run-state.js';
 import type { HypervisorDecision } from './hypervisor.js';
@@ -67,7 +67,7 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
   return plan;
 }
 
-/** kubelet's part: the pod's volumes (its directories, the container disks, a non-root pod's private root). */
+/** kubelet's part: the pod's volumes (its directories and the container disks). */
 export async function preparePodFiles(s: RunState, spec: PodSpec): Promise<void> {
   const { layout, vmi } = spec;
   await s.phase('pod directories and container disks', async () => {
@@ -75,7 +75,6 @@ export async function preparePodFiles(s: RunState, spec: PodSpec): Promise<void>
     fs.mkdirSync(layout.hostPath('/var/run/kubevirt-private'), { recursive: true });
     for (const line of placeContainerDisks(layout, vmi, s.args.containerDisks, s.args.kernelBootDir))
       s.print(`  ${line}`);
-    if (s.args.nonRoot) await makePrivateRootDirs(s.repo, spec.runRoot);
   });
 }
 
