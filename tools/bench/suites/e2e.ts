@@ -131,7 +131,11 @@ async function virshOnce(keptRoot: string, domainXml: string): Promise<number> {
     // The same pod contents: disks, ISOs, kernel, the domain's persistent XML.
     fs.cpSync(path.join(keptRoot, 'run'), path.join(root, 'run'), {
       recursive: true,
-      filter: (src) => !fs.lstatSync(src).isSocket() && !src.includes('/libvirt/'),
+      // Files, directories and links only: the pod's sockets and FIFOs belong to its processes.
+      filter: (src) => {
+        const st = fs.lstatSync(src);
+        return !st.isSocket() && !st.isFIFO() && !src.includes('/libvirt/');
+      },
     });
     const uid = /kubevirt-private\/([^/]+)\/virt-serial0/.exec(domainXml)?.[1];
     fs.writeFileSync(path.join(root, 'domain.xml'), domainXml);
