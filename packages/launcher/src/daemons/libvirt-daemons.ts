@@ -62,12 +62,16 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   const owner = await livePidFromFile(pidFile, name);
   if (owner !== undefined) throw new SocketInUseError(socketPath, `${name} (pid ${owner} in ${pidFile})`);
   await refuseLiveSocket(socketPath, name);
-  await rm(socketPath, { force: true });
-  const files = await writeDaemonConfigs(paths, name, logFilters);
+  // The daemon is the start-up's critical path (the launcher is ready once it answers): what it needs is prepared
+  // at once, not one file operation after another, and it is spawned before virtlogd (needed only by QEMU).
+  const [files, drivers, logdBinary] = await Promise.all([
+    writeDaemonConfigs(paths, name, logFilters),
+    // The monolithic libvirtd would load every driver module; virtqemud has only the QEMU driver (driver-dir.ts).
+    virtqemud ? undefined : qemuOnlyDriverEnv(paths),
+    findBinary('virtlogd'),
+    rm(socketPath, { force: true }),
+  ]);
   const env = sessionEnv(paths);
-  // The monolithic libvirtd would load every driver module; virtqemud has only the QEMU driver (driver-dir.ts).
-  const drivers = virtqemud ? undefined : await qemuOnlyDriverEnv(paths);
-  if (drivers) log.info(drivers.note);
   const daemon = new SupervisedDaemon(
     name,
     binary,
@@ -75,7 +79,8 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     () => killProbeOrphans(name),
     { ...env, ...drivers?.env },
   );
-  const logdBinary = await findBinary('virtlogd');
+  daemon.start();
+  if (drivers) log.info(drivers.note);
   const virtlogd = logdBinary
     ? new SupervisedDaemon(
         'virtlogd',
@@ -86,7 +91,6 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
       )
     : undefined;
   virtlogd?.start();
-  daemon.start();
   const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
   // The first define would probe the emulator on the way to the guest's start: it is probed now, while the launcher
   // finishes starting and waits for the first sync (capabilities-warmup.ts).

@@ -34,7 +34,7 @@ export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> 
   return result;
 }
 
-/** Spawns the daemons and creates the directories; neither waits for the other (the daemons need neither). */
+/** Spawns the daemons, then creates the directories (the daemons need none of them). */
 export function startEarly(flags: LauncherFlags): EarlyStart {
   const paths = resolvePaths(flags);
   // Session mode: the launcher's own libvirt client and every tool it runs see the same XDG directories as the
@@ -44,7 +44,10 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
   const daemons = flags.libvirtUri
     ? Promise.resolve(undefined)
     : timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
-  const dirs = timed('directories', () => initializeDirs(paths, flags.uid));
+  // The directories are needed by the first Sync, not by the daemons: made once the daemons are spawned, so their
+  // ~40 file operations do not queue before the daemons' own in libuv's thread pool.
+  const makeDirs = () => timed('directories', () => initializeDirs(paths, flags.uid));
+  const dirs = daemons.then(makeDirs, makeDirs);
   // Sidecars are awaited (KubeVirt: for --qemu-timeout) while the daemons start; neither needs the other.
   const hooks =
     flags.hookSidecars > 0
