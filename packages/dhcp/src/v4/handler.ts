@@ -3,7 +3,7 @@
 import { DhcpDecodeError } from '../errors.js';
 import type { Logger } from '@virt-launcher/shared';
 import { formatMac } from '../addr.js';
-import type { Peer } from '../bound-socket.js';
+import type { BoundSocket, Peer } from '../bound-socket.js';
 import { decodeDhcpPacket } from './packet.js';
 import { MessageType } from './options.js';
 import type { PreparedV4 } from './prepare.js';
@@ -21,6 +21,22 @@ export interface V4Stats {
 }
 
 export type Send = (data: Buffer, to: Destination) => void;
+
+/** Where a handler's replies go: a socket opened after the handler was made (the handler is its callback). */
+export interface ReplySocket {
+  socket: BoundSocket | undefined;
+  /** Every reply goes here instead of its destination (the loopback warm-up answers itself). */
+  redirect?: Peer;
+}
+
+/**
+ * The one send function of every v4 socket, the loopback warm-up's and the bridge's: one code site, so the
+ * warm-up has compiled it when the guest's first DISCOVER arrives (a closure of the server's own was compiled
+ * lazily then, on the reply's path).
+ */
+export function sendThrough(target: ReplySocket): Send {
+  return (data, to) => target.socket?.send(data, target.redirect ?? { address: to.address, port: to.port, scopeId: 0 });
+}
 
 export function v4Handler(
   prepared: PreparedV4,

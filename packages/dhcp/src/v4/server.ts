@@ -2,9 +2,9 @@
 import type { DhcpV4Config } from '@virt-launcher/contracts';
 import type { Logger } from '@virt-launcher/shared';
 import { formatMac } from '../addr.js';
-import { type Peer, openBoundSocket } from '../bound-socket.js';
+import { openBoundSocket } from '../bound-socket.js';
 import { prepareV4 } from './prepare.js';
-import { type V4Stats, v4Handler } from './handler.js';
+import { type ReplySocket, type V4Stats, sendThrough, v4Handler } from './handler.js';
 import { warmUpV4 } from './warm-up.js';
 import { warmUpThroughLoopback } from './warm-up-loopback.js';
 
@@ -21,14 +21,15 @@ export async function startV4(cfg: DhcpV4Config, logger: Logger): Promise<V4Serv
   const warmed = await warmUpThroughLoopback(prepared);
   logger.debug('warmed up through the loopback', { answered: warmed });
   const stats: V4Stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
-  let send = (_data: Buffer, _to: Peer): void => {};
+  // Same shape as the warm-up's target, so the shared send code sees one object layout.
+  const target: ReplySocket = { socket: undefined, redirect: undefined };
   const socket = openBoundSocket(
     4,
     prepared.interfaceName,
     67,
-    v4Handler(prepared, logger, (data, to) => send(data, { ...to, scopeId: 0 }), stats),
+    v4Handler(prepared, logger, sendThrough(target), stats),
   );
-  send = (data, to) => socket.send(data, to);
+  target.socket = socket;
   logger.info('DHCPv4 server listening', {
     interface: prepared.interfaceName,
     serverIp: prepared.serverIp,

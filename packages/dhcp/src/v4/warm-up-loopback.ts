@@ -6,9 +6,9 @@
 // bridge or any other port. Best effort: without a usable `lo` (down, no address) the start goes on without it.
 // Node's timer code is compiled here as well (settleTimerTail), not when the guest arrives.
 import { createLogger } from '@virt-launcher/shared';
-import { type BoundSocket, openBoundSocket } from '../bound-socket.js';
+import { openBoundSocket } from '../bound-socket.js';
 import type { PreparedV4 } from './prepare.js';
-import { v4Handler } from './handler.js';
+import { type ReplySocket, sendThrough, v4Handler } from './handler.js';
 import { warmUpRequests } from './warm-up.js';
 
 const ROUNDS = 8;
@@ -21,21 +21,22 @@ export async function warmUpThroughLoopback(p: PreparedV4): Promise<number> {
   const requests = warmUpRequests(p);
   const expected = ROUNDS * requests.length;
   const stats = { received: 0, replied: 0, ignored: 0, malformed: 0 };
-  let socket: BoundSocket | undefined;
+  const target: ReplySocket = { socket: undefined, redirect: SELF };
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve) => {
       const handle = v4Handler(
         p,
         createLogger({ component: 'virt-dhcp', write: () => {} }),
-        (data) => socket?.send(data, SELF),
+        sendThrough(target),
         stats,
       );
-      socket = openBoundSocket(4, 'lo', SELF.port, (data, from) => {
+      const socket = openBoundSocket(4, 'lo', SELF.port, (data, from) => {
         handle(data, from);
         // Each request comes back once as itself and once as its reply.
         if (stats.received >= 2 * expected) resolve();
       });
+      target.socket = socket;
       timer = setTimeout(resolve, TIMEOUT_MS);
       for (let i = 0; i < ROUNDS; i++) for (const bytes of requests) socket.send(bytes, SELF);
     });
@@ -43,7 +44,7 @@ export async function warmUpThroughLoopback(p: PreparedV4): Promise<number> {
     // No loopback to warm through: the first guest request pays for it instead.
   } finally {
     clearTimeout(timer);
-    socket?.close();
+    target.socket?.close();
   }
   await settleTimerTail();
   return stats.replied;
