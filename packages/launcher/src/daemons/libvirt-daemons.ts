@@ -10,7 +10,6 @@ import { SupervisedDaemon } from './supervisor.js';
 import { qemuOnlyDriverEnv } from './driver-dir.js';
 import { log } from '../log.js';
 import { killProbeOrphans } from './probe-orphans.js';
-import { warmQemuCapabilities } from './capabilities-warmup.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
@@ -91,12 +90,8 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
       )
     : undefined;
   virtlogd?.start();
-  const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
-  // The first define would probe the emulator on the way to the guest's start: it is probed now, while the launcher
-  // finishes starting and waits for the first sync (capabilities-warmup.ts).
-  void warmQemuCapabilities(uri, socketPath);
   return {
-    uri,
+    uri: `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`,
     socketPath,
     daemon,
     virtlogd,
