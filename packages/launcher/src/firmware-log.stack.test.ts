@@ -1,6 +1,7 @@
 // SeaBIOS's debug log in the launcher's log: with VIRT_LAUNCHER_LOG_VERBOSITY above 5 (virt-controller sets it from
 // the cluster's launcher verbosity or the VMI's logVerbosity label), the converter gives the amd64 domain an
-// isa-debugcon into <private>/QEMUSeaBiosDebugPipe and the launcher relays that FIFO as `[SeaBios]: …` lines.
+// isa-debugcon into <private>/QEMUSeaBiosDebugPipe and the launcher relays that FIFO as `[SeaBios]: …` lines. The
+// same verbosity switches libvirt's debug log filters on (daemons/log-filters.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,6 +31,15 @@ describe.skipIf(!haveDemoGuest || process.arch !== 'x64')('SeaBIOS debug log (ro
     notify.close();
     if (root) await rm(root, { recursive: true, force: true });
   }, 30_000);
+
+  it("libvirt's debug logs are on at verbosity 6: the daemon's debug lines reach the launcher log", () => {
+    expect(launcher.lines.find((l) => l.msg.startsWith('Enabling libvirt log filters: 3:remote'))).toBeDefined();
+    // The daemon's start-up (loading its driver, probing QEMU for the launcher's first connection) logs at debug.
+    const debug = launcher.lines.filter(
+      (l) => /^(libvirtd|virtqemud)$/.test(String(l.subcomponent)) && / debug : /.test(l.msg),
+    );
+    expect(debug.length, launcher.stderr.slice(-20).join('\n')).toBeGreaterThan(0);
+  });
 
   it("the started guest's firmware banner arrives in the launcher log as [SeaBios] lines", async () => {
     const client = await connectLauncher(launcher.readySocket);

@@ -26,7 +26,9 @@ export function daemonConfText(paths: LauncherPaths, logFilters: string): string
     'auth_unix_ro = "none"',
     'listen_tcp = 0',
     'listen_tls = 0',
-    'log_outputs = "3:stderr"',
+    // Warnings and errors unless filters let more through: the output's own level would otherwise drop the debug
+    // messages the filters ask for.
+    `log_outputs = "${logFilters ? 1 : 3}:stderr"`,
   ];
   if (logFilters) lines.push(`log_filters = "${logFilters.replace(/"/g, '')}"`);
   return lines.join('\n') + '\n';
@@ -51,6 +53,8 @@ export async function qemuConfText(nonRoot = false): Promise<string> {
     () => false,
   );
   if (hugepages) lines.push('hugetlbfs_mount = "/dev/hugepages"');
+  // virt-controller sets this for the debug-logs label or a launcher verbosity above 5.
+  if (process.env.VIRTIOFSD_DEBUG_LOGS === '1') lines.push('virtiofsd_debug = 1');
   const shared = process.env.SHARED_FILESYSTEM_PATHS;
   if (shared) {
     const list = shared

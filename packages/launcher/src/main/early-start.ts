@@ -6,6 +6,7 @@ import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';
 import { log } from '../log.js';
 import { sessionEnv, startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
+import { libvirtLogFilters } from '../daemons/log-filters.js';
 import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { preloadLibvirt } from '../adapters/libvirt.js';
 import { initializeDirs } from './dirs.js';
@@ -41,9 +42,11 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
   // daemons (as in KubeVirt's pod, where virt-controller sets them for the whole container).
   Object.assign(process.env, sessionEnv(paths));
   const stop = trapSignals();
+  const logFilters = libvirtLogFilters(flags.libvirtLogFilters, process.env);
+  if (logFilters && !flags.libvirtUri) log.info(`Enabling libvirt log filters: ${logFilters}`);
   const daemons = flags.libvirtUri
     ? Promise.resolve(undefined)
-    : timed('daemons', () => startLibvirtDaemons(paths, flags.libvirtLogFilters));
+    : timed('daemons', () => startLibvirtDaemons(paths, logFilters));
   // The directories are needed by the first Sync, not by the daemons: made once the daemons are spawned, so their
   // ~40 file operations do not queue before the daemons' own in libuv's thread pool.
   const makeDirs = () => timed('directories', () => initializeDirs(paths, flags.uid));
