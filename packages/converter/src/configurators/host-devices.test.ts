@@ -23,4 +23,15 @@ describe('host devices', () => {
       run(hostDevices, vmi(), { genericHostDevices: [HostDevice.fromPartial({ type: 'pci', pciAddress: 'nope' })] }),
     ).toThrow('context.genericHostDevices[0].pciAddress');
   });
+  it('a DRA mediated host device is vfio-ap on s390x; a vGPU and other architectures stay vfio-pci', () => {
+    const ctx = {
+      genericHostDevices: [HostDevice.fromPartial({ type: 'mdev', alias: 'dra-hostdevice-ap', mdevUuid: 'u1' })],
+      gpuHostDevices: [HostDevice.fromPartial({ type: 'mdev', alias: 'dra-gpu-v', mdevUuid: 'u2' })],
+    };
+    const models = (architecture?: string) =>
+      run(hostDevices, vmi({}, { architecture }), ctx).devices.hostdevs.map((h) => h.model);
+    expect(models('s390x')).toEqual(['vfio-ap', 'vfio-pci']);
+    expect(models('amd64')).toEqual(['vfio-pci', 'vfio-pci']);
+    expect(models()).toEqual(['vfio-pci', 'vfio-pci']);
+  });
 });

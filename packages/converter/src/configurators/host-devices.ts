@@ -22,7 +22,15 @@ function usbSource(d: WireHostDevice, field: string): HostDevice['source'] {
   return { address: { bus: d.usbBus, device: d.usbDevice } };
 }
 
-function toHostDevice(d: WireHostDevice, field: string): HostDevice {
+/**
+ * A mediated host device from a DRA claim on s390x is an adjunct processor (vfio-ap), as KubeVirt models it by the
+ * VMI's architecture; every other mediated device is vfio-pci.
+ */
+function mdevModel(d: WireHostDevice, architecture: string | undefined): string {
+  return architecture === 's390x' && d.alias.startsWith('dra-hostdevice-') ? 'vfio-ap' : 'vfio-pci';
+}
+
+function toHostDevice(d: WireHostDevice, field: string, architecture: string | undefined): HostDevice {
   const bad = (f: string, value: string): never => {
     throw new ConversionError(f, value, `${quote(value)} is not a PCI address`);
   };
@@ -36,7 +44,7 @@ function toHostDevice(d: WireHostDevice, field: string): HostDevice {
       return {
         type: 'mdev',
         mode: 'subsystem',
-        model: 'vfio-pci',
+        model: mdevModel(d, architecture),
         display: d.display ? 'on' : undefined,
         ramfb: d.ramfb ? 'on' : undefined,
         source: { uuid: d.mdevUuid },
@@ -65,14 +73,14 @@ function toHostDevice(d: WireHostDevice, field: string): HostDevice {
 
 export const hostDevices: Configurator = {
   name: 'host-devices',
-  configure(_vmi, domain, ctx) {
+  configure(vmi, domain, ctx) {
     const lists = [
       ['context.genericHostDevices', ctx.raw.genericHostDevices],
       ['context.gpuHostDevices', ctx.raw.gpuHostDevices],
       ['context.sriovDevices', ctx.raw.sriovDevices],
     ] as const;
     for (const [field, list] of lists) {
-      list.forEach((d, i) => domain.devices.hostdevs.push(toHostDevice(d, `${field}[${i}]`)));
+      list.forEach((d, i) => domain.devices.hostdevs.push(toHostDevice(d, `${field}[${i}]`, vmi.spec.architecture)));
     }
   },
 };

@@ -42,12 +42,14 @@ function addressKey(a: PciAddress): string {
   return `${hex(a.domain)}:${hex(a.bus)}:${hex(a.slot)}.${hex(a.function)}`;
 }
 
-/** The VMI field of a device by its alias (`gpu-<name>`, `hostdevice-<name>`, `sriov-<name>`). */
+/** The VMI field of a device by its alias (`gpu-<name>`, `hostdevice-<name>`, `sriov-<name>`, DRA's `dra-…`). */
 function vmiField(vmi: VirtualMachineInstance, alias: string): string | undefined {
   const devices = vmi.spec.domain.devices;
   const lists = [
     ['gpu-', 'gpus', devices.gpus],
     ['hostdevice-', 'hostDevices', devices.hostDevices],
+    ['dra-gpu-', 'gpus', devices.gpus],
+    ['dra-hostdevice-', 'hostDevices', devices.hostDevices],
     ['sriov-', 'interfaces', devices.interfaces],
   ] as const;
   for (const [prefix, name, list] of lists) {

@@ -6,9 +6,9 @@ import { run, vmi } from '../testing/fixture.js';
 import type { DomainSpec } from '../vmi/types.js';
 import { unsupported } from './unsupported.js';
 
-function refusal(domain: Partial<DomainSpec>, ctx = {}): ConversionError | undefined {
+function refusal(domain: Partial<DomainSpec>, ctx = {}, spec = {}): ConversionError | undefined {
   try {
-    run(unsupported, vmi(domain), ctx);
+    run(unsupported, vmi(domain, spec), ctx);
     return undefined;
   } catch (e) {
     if (e instanceof ConversionError) return e;
@@ -39,6 +39,35 @@ describe('unsupported features are refused, never dropped', () => {
     expect(refusal(sriov, { sriovDevices: [{ type: 'pci', alias: 'sriov-net1', pciAddress: '0000:3b:02.1' }] })).toBe(
       undefined,
     );
+  });
+  it('a GPU or host device from a DRA claim needs its dra- device in the context', () => {
+    const claims = { resourceClaims: [{ name: 'c', resourceClaimName: 'gpu-claim' }] };
+    const gpus = { devices: { gpus: [{ name: 'g1', claimName: 'c', requestName: 'r' }] } };
+    expect(refusal(gpus, {}, claims)?.message).toContain('"dra-gpu-g1"');
+    // A device plugin's alias does not stand in for the claimed device.
+    const plugin = { type: 'pci', alias: 'gpu-g1', pciAddress: '0000:81:00.0' };
+    expect(refusal(gpus, { gpuHostDevices: [plugin] }, claims)?.field).toBe('spec.domain.devices.gpus[0]');
+    const claimed = { ...plugin, alias: 'dra-gpu-g1' };
+    expect(refusal(gpus, { gpuHostDevices: [claimed] }, claims)).toBe(undefined);
+    const host = { devices: { hostDevices: [{ name: 'h', deviceName: '', claimName: 'c', requestName: 'r' }] } };
+    expect(refusal(host, {}, claims)?.message).toContain('"dra-hostdevice-h"');
+    const mdev = { type: 'mdev', alias: 'dra-hostdevice-h', mdevUuid: 'u' };
+    expect(refusal(host, { genericHostDevices: [mdev] }, claims)).toBe(undefined);
+  });
+  it.each([
+    [{ name: 'g', claimName: 'c' }, 'spec.domain.devices.gpus[0].requestName', 'incomplete claim request'],
+    [{ name: 'g', requestName: 'r' }, 'spec.domain.devices.gpus[0].claimName', 'incomplete claim request'],
+    [{ name: 'g', claimName: 'other', requestName: 'r' }, 'spec.domain.devices.gpus[0].claimName', 'resourceClaims'],
+    [
+      { name: 'g', deviceName: 'x/y', claimName: 'c', requestName: 'r' },
+      'spec.domain.devices.gpus[0].claimName',
+      'not both',
+    ],
+  ])('a DRA GPU %j is refused naming %s', (gpu, field, message) => {
+    const ctx = { gpuHostDevices: [{ type: 'pci', alias: 'dra-gpu-g', pciAddress: '0000:81:00.0' }] };
+    const err = refusal({ devices: { gpus: [gpu] } }, ctx, { resourceClaims: [{ name: 'c', resourceClaimName: 'x' }] });
+    expect(err?.field).toBe(field);
+    expect(err?.message).toContain(message);
   });
   it('convert() refuses a missing host device before building anything', () => {
     const v = vmi({ devices: { gpus: [{ name: 'g1', deviceName: 'nvidia.com/T4' }] } });

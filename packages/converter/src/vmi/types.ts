@@ -152,7 +152,13 @@ export interface Input {
   bus?: string;
 }
 
-export interface Gpu {
+/** A device from a Kubernetes DRA resource claim: an entry of `spec.resourceClaims` and one of its requests. */
+export interface ClaimRequest {
+  claimName?: string;
+  requestName?: string;
+}
+
+export interface Gpu extends ClaimRequest {
   name: string;
   deviceName?: string;
   virtualGPUOptions?: { display?: { enabled?: boolean; ramFB?: Toggle } };
@@ -173,7 +179,7 @@ export interface Devices {
   interfaces?: Interface[];
   inputs?: Input[];
   gpus?: Gpu[];
-  hostDevices?: { name: string; deviceName?: string }[];
+  hostDevices?: ({ name: string; deviceName?: string } & ClaimRequest)[];
   autoattachPodInterface?: boolean;
   watchdog?: { name: string; i6300esb?: { action?: string }; diag288?: { action?: string } };
   rng?: object;
@@ -257,6 +263,8 @@ export interface VirtualMachineInstance {
     volumes?: Volume[];
     networks?: Network[];
     architecture?: string;
+    /** DRA claims the pod was given; GPUs and host devices name them by `claimName`. */
+    resourceClaims?: { name: string; resourceClaimName?: string; resourceClaimTemplateName?: string }[];
     startStrategy?: string;
     terminationGracePeriodSeconds?: number;
     readinessProbe?: Probe;
