@@ -230,9 +230,29 @@ describe('refusals name the VMI field and the variable', () => {
     expect(err.field).toBe('spec.domain.devices.gpus[0].name');
   });
 
-  it('a DRA claim', () => {
-    const err = refusal([{ name: 'a', claimName: 'gpu-claim', requestName: 'r' }], {}, HOST);
-    expect(err.field).toBe('spec.domain.devices.hostDevices[0].claimName');
-    expect(err.message).toContain('DRA');
+  it('a DRA claim is left to the claims reader', () => {
+    const list = [
+      { name: 'a', claimName: 'gpu-claim', requestName: 'r' },
+      { name: 'b', deviceName: '', claimName: 'gpu-claim' },
+    ];
+    expect(devicesFromPlugins(list, { PCI_RESOURCE_X: '0000:81:01.0' }, HOST)).toEqual([]);
+  });
+
+  it('a device plugin index still names the VMI entry after a DRA entry', () => {
+    const err = refusal(
+      [
+        { name: 'a', requestName: 'r' },
+        { name: 'b', deviceName: 'x.com/y' },
+      ],
+      {},
+      HOST,
+    );
+    expect(err.field).toBe('spec.domain.devices.hostDevices[1]');
+  });
+
+  it('a deviceName and a DRA claim on one device', () => {
+    const err = refusal([{ name: 'a', deviceName: 'x.com/y', claimName: 'c', requestName: 'r' }], {}, GPU);
+    expect(err.field).toBe('spec.domain.devices.gpus[0].claimName');
+    expect(err.message).toContain('not both');
   });
 });

@@ -38,19 +38,31 @@ interface Checked {
   display?: DisplayOptions;
 }
 
+/**
+ * A device from a DRA resource claim (dra-devices.ts) rather than a device plugin: a claim or request name and no
+ * `deviceName`, as KubeVirt tells them apart.
+ */
+export function isDraRequest(d: DeviceRequest): boolean {
+  return (
+    (d.deviceName === undefined || d.deviceName === '') && (d.claimName !== undefined || d.requestName !== undefined)
+  );
+}
+
 function check(list: DeviceRequest[], listField: string, gpu: boolean): Checked[] {
-  return list.map((d, i) => {
+  return list.flatMap((d, i) => {
+    if (isDraRequest(d)) return [];
     const field = `${listField}[${i}]`;
     if (typeof d.name !== 'string' || d.name === '') {
       throw new HostDeviceError(`${field}.name`, 'spec', JSON.stringify(d.name ?? null), 'a device needs a name');
     }
     const name = d.name;
     if (d.claimName !== undefined || d.requestName !== undefined) {
+      // KubeVirt's admission refuses this too: the device would come from two places.
       throw new HostDeviceError(
         `${field}.claimName`,
-        'DRA resource claim',
+        'spec',
         String(d.claimName ?? d.requestName),
-        'devices allocated through DRA resource claims are not supported by this launcher yet',
+        'a device names either a deviceName (device plugin) or a DRA claim request, not both',
       );
     }
     if (typeof d.deviceName !== 'string' || !isResourceName(d.deviceName)) {
@@ -63,7 +75,7 @@ function check(list: DeviceRequest[], listField: string, gpu: boolean): Checked[
       );
     }
     // Only a GPU has display options; a host device never shows one, whatever its JSON carries.
-    return { field, name, resource: d.deviceName, display: gpu ? d.virtualGPUOptions?.display : undefined };
+    return [{ field, name, resource: d.deviceName, display: gpu ? d.virtualGPUOptions?.display : undefined }];
   });
 }
 
@@ -73,8 +85,8 @@ function pciDisplay(display: DisplayOptions | undefined): Pick<WireHostDevice, '
   return { display: true, ramfb: display.ramFB?.enabled !== false };
 }
 
-/** A vGPU's display defaults on once `display` is given at all. */
-function mdevDisplay(display: DisplayOptions | undefined): Pick<WireHostDevice, 'display' | 'ramfb'> {
+/** A vGPU's display defaults on once `display` is given at all (device plugins and DRA claims alike). */
+export function mdevDisplay(display: DisplayOptions | undefined): Pick<WireHostDevice, 'display' | 'ramfb'> {
   if (display === undefined || display.enabled === false) return { display: false, ramfb: false };
   return { display: true, ramfb: display.ramFB?.enabled !== false };
 }

@@ -2,6 +2,7 @@
 // environment variables and Multus's network-info file. Pure: the caller reads the environment and the file.
 import type { ConverterContext } from '../../../adapters/converter.js';
 import { devicesFromPlugins, type DeviceRequest } from './device-plugins.js';
+import type { ResourceClaimRef } from './dra-claims.js';
 import type { Env } from './address-pool.js';
 import { NETWORK_INFO_PATH, sriovDevices, sriovInterfaces } from './sriov.js';
 import type { InterfaceRequest, InterfaceStatus } from './sriov.js';
@@ -14,6 +15,8 @@ export interface HostDeviceSpec {
   gpus: DeviceRequest[];
   interfaces: InterfaceRequest[];
   interfaceStatuses: InterfaceStatus[];
+  /** `spec.resourceClaims`: the DRA claims a GPU or host device may name (dra-devices.ts). */
+  resourceClaims: ResourceClaimRef[];
 }
 
 type Obj = Record<string, unknown>;
@@ -28,6 +31,7 @@ export function hostDeviceSpec(vmiJson: Buffer): HostDeviceSpec {
     gpus: arr(devices.gpus),
     interfaces: arr(devices.interfaces),
     interfaceStatuses: arr(obj(doc.status).interfaces),
+    resourceClaims: arr(obj(doc.spec).resourceClaims),
   };
 }
 
