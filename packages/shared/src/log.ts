@@ -1,6 +1,7 @@
 // JSON-line logger with KubeVirt's keys (component, level, msg, pos, timestamp), so tooling written for
 // KubeVirt's logs reads ours unchanged. `pos` is the caller's file:line, like KubeVirt's `file.go:123`; in a bundled
 // program, the file:line of the module the call came from (position-map.ts).
+import { lineMaker } from './log-line.js';
 import { framePosition } from './position-map.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
@@ -35,6 +36,12 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warning: 2
 // Frames of a position stack: [0] "Error", [1] callerPosition, [2] emit, [3] the level method, [4] its caller.
 const CALLER_FRAME = 4;
 
+// A frame's text to its position: the same frame always names the same file:line (a file's position map is read
+// once), and a program logs from few places, so the regular expression and the map lookup run once per call site.
+// Bounded, for a program that would log from very many.
+const positions = new Map<string, string>();
+const POSITIONS_MAX = 4096;
+
 /**
  * The caller's "file:line", read from a stack only as deep as needed, and only for a line that is written:
  * a disabled level costs a comparison (measured cost: README).
@@ -45,15 +52,14 @@ function callerPosition(): string {
   const stack = new Error().stack;
   Error.stackTraceLimit = limit;
   const frame = stack?.split('\n')[CALLER_FRAME] ?? '';
-  const match = /([^\s(]+):(\d+):\d+\)?\s*$/.exec(frame);
-  return match ? framePosition(match[1] ?? '', Number(match[2])) : 'unknown';
-}
-
-// Values JSON cannot carry as they are: a bigint as its digits, an Error as its message.
-function replacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Error) return value.message;
-  return value;
+  let pos = positions.get(frame);
+  if (pos === undefined) {
+    const match = /([^\s(]+):(\d+):\d+\)?\s*$/.exec(frame);
+    pos = match ? framePosition(match[1] ?? '', Number(match[2])) : 'unknown';
+    if (positions.size >= POSITIONS_MAX) positions.clear();
+    positions.set(frame, pos);
+  }
+  return pos;
 }
 
 const toStderr = (line: string): void => {
@@ -64,10 +70,10 @@ export function createLogger(options: LoggerOptions): Logger {
   const { component, level = 'info', write = toStderr, verbosity = 2 } = options;
   const minimum = typeof level === 'function' ? () => RANK[level()] : () => RANK[level];
   const make = (base: LogFields): Logger => {
+    const line = lineMaker(component, base);
     const emit = (lineLevel: LogLevel, msg: string, fields: LogFields | undefined): void => {
       if (RANK[lineLevel] < minimum()) return;
-      const line = { component, level: lineLevel, msg, pos: callerPosition(), timestamp: new Date().toISOString() };
-      write(JSON.stringify({ ...line, ...base, ...fields }, replacer));
+      write(line(lineLevel, msg, callerPosition(), new Date().toISOString(), fields));
     };
     const logger: Logger = {
       debug: (msg, fields) => emit('debug', msg, fields),
