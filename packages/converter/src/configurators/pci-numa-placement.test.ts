@@ -54,7 +54,13 @@ interface Setup {
 function testVmi(s: Setup): VirtualMachineInstance {
   return vmi({
     cpu: { cores: 4, dedicatedCpuPlacement: true, ...(s.strict ? { numa: { guestMappingPassthrough: {} } } : {}) },
-    devices: { hostDevices: s.devices.map((d) => ({ name: d.alias.slice('hostdevice-'.length), deviceName: 'x/y' })) },
+    devices: {
+      hostDevices: s.devices.map((d) =>
+        d.alias.startsWith('dra-')
+          ? { name: d.alias.slice('dra-hostdevice-'.length), claimName: 'c', requestName: 'r' }
+          : { name: d.alias.slice('hostdevice-'.length), deviceName: 'x/y' },
+      ),
+    },
   });
 }
 
@@ -216,6 +222,11 @@ describe('PCI NUMA placement (PlacePCIDevicesWithNUMAAlignment)', () => {
     expect(e.field).toBe('spec.domain.devices.hostDevices[0]');
     expect(e.message).toContain('strict PCIe NUMA-aware placement failed');
     expect(e.message).toContain('0000:06:00.0');
+  });
+  it('strict: a device from a DRA claim is named by its VMI field too', () => {
+    const claimed = device('claimed', '06', { noNode: true, alias: 'dra-hostdevice-claimed' });
+    const e = refusal({ devices: [device('numa0', '01'), claimed], strict: true });
+    expect(e.field).toBe('spec.domain.devices.hostDevices[1]');
   });
   it('strict: a device with a guest PCI address is refused', () => {
     const e = refusal({ devices: [device('fixed', '01', { guestPciAddress: '0000:00:07.0' })], strict: true });
