@@ -29,3 +29,6 @@ export type { LauncherPaths } from './paths.js';
 // so a benchmark can start its peer libvirtd the same way.
 export { qemuOnlyDriverEnv } from './daemons/driver-dir.js';
 export type { DriverDirChoice } from './daemons/driver-dir.js';
+// A pod's PID namespace ends the QEMU capability probes its daemon daemonized; a harness that SIGKILLs a launcher in
+// a private root ends them with these (read the tree's namespaces before the kill, sweep them after).
+export { foreignMountNamespaces, killProbesIn } from './daemons/probe-orphans.js';

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { connectLauncher, qemuOnlyDriverEnv } from '@virt-launcher/launcher';
+import { connectLauncher, foreignMountNamespaces, killProbesIn, qemuOnlyDriverEnv } from '@virt-launcher/launcher';
 import type { BenchResult as Result } from '../src/suite-result.js';
 import {
   describeProcesses,
@@ -67,9 +67,12 @@ async function descendants(pid: number): Promise<number[]> {
   return out;
 }
 
+/** Ends a pod: its process tree, its guests (pid files), then its daemon's capability probes (nobody's children). */
 async function killAll(child: ChildProcess, root: string): Promise<void> {
   const pid = child.pid ?? 0;
-  for (const p of [...(await descendants(pid)).reverse(), pid]) {
+  const tree = [...(await descendants(pid)).reverse(), pid];
+  const namespaces = await foreignMountNamespaces(tree);
+  for (const p of tree) {
     try {
       process.kill(p, 'SIGKILL');
     } catch {
@@ -87,6 +90,7 @@ async function killAll(child: ChildProcess, root: string): Promise<void> {
       }
     }
   }
+  await killProbesIn(namespaces);
   await sleep(200);
 }
 

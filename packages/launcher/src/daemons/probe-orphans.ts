@@ -4,8 +4,10 @@
 // process group nor its children reach it; only a scan of /proc does. A process is taken for one of our
 // daemon's probes when all of these hold: its argv is a probe's (`-machine none...` and a `qmp-` QMP socket),
 // it lives in this launcher's mount namespace (a pod's libvirt sees the same /var/lib/libvirt), and it started
-// after this launcher did (an older one cannot be ours).
+// after this launcher did (an older one cannot be ours). Test and bench harnesses that SIGKILL a launcher in a
+// private root end its probes the same way, by that root's mount namespace (foreignMountNamespaces, killProbesIn).
 import { readdir, readFile, readlink } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { log } from '../log.js';
 
 interface ProcInfo {
@@ -33,31 +35,72 @@ export function isProbeArgv(argv: readonly string[]): boolean {
   return argv.includes('-machine') && /^none(,|$)/.test(machine) && /\/qmp-[^/]+\//.test(qmp);
 }
 
-/** PIDs of QEMU capability probes of this launcher's daemons (see above). */
-export async function findProbeOrphans(): Promise<number[]> {
-  const [self, ownNs] = await Promise.all([readProc(process.pid), readlink('/proc/self/ns/mnt')]);
-  const since = self?.startTicks ?? 0;
+/** PIDs of QEMU capability probes living in one of `mountNamespaces` (readlink of /proc/PID/ns/mnt) and started
+ * no earlier than `startedAfterTicks` (clock ticks since boot, /proc/PID/stat's starttime). */
+export async function findProbesIn(mountNamespaces: ReadonlySet<string>, startedAfterTicks = 0): Promise<number[]> {
   const found: number[] = [];
+  if (mountNamespaces.size === 0) return found;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const info = await readProc(Number(entry));
-    if (!info || !isProbeArgv(info.argv) || info.startTicks < since) continue;
+    if (!info || !isProbeArgv(info.argv) || info.startTicks < startedAfterTicks) continue;
     const ns = await readlink(`/proc/${entry}/ns/mnt`).catch(() => '');
-    if (ns === ownNs) found.push(info.pid);
+    if (mountNamespaces.has(ns)) found.push(info.pid);
   }
   return found;
 }
 
-/** SIGKILLs the probes left by a daemon that is gone (nothing else may be talking to them). */
-export async function killProbeOrphans(daemon: string): Promise<number[]> {
-  const pids = await findProbeOrphans().catch(() => [] as number[]);
-  for (const pid of pids) {
+/** PIDs of QEMU capability probes of this launcher's daemons (see above). */
+export async function findProbeOrphans(): Promise<number[]> {
+  const [self, ownNs] = await Promise.all([readProc(process.pid), readlink('/proc/self/ns/mnt')]);
+  return findProbesIn(new Set([ownNs]), self?.startTicks ?? 0);
+}
+
+/** SIGKILLs these PIDs, skipping those that are gone already. */
+export function killPids(pids: readonly number[]): number[] {
+  return pids.filter((pid) => {
     try {
       process.kill(pid, 'SIGKILL');
-      log.warning(`killed QEMU capability probe ${pid} left by ${daemon}`, { pid });
+      return true;
     } catch {
-      // exited meanwhile
+      return false; // exited meanwhile
     }
-  }
+  });
+}
+
+/** SIGKILLs the probes left by a daemon that is gone (nothing else may be talking to them). */
+export async function killProbeOrphans(daemon: string): Promise<number[]> {
+  const pids = killPids(await findProbeOrphans().catch(() => [] as number[]));
+  for (const pid of pids) log.warning(`killed QEMU capability probe ${pid} left by ${daemon}`, { pid });
   return pids;
+}
+
+/**
+ * The mount namespaces of these processes other than the caller's own. A harness reads them before it kills a
+ * launcher's process tree: a private root's probes live in its namespace but are nobody's descendants.
+ */
+export async function foreignMountNamespaces(pids: readonly number[]): Promise<Set<string>> {
+  const own = await readlink('/proc/self/ns/mnt');
+  const all = await Promise.all(pids.map((pid) => readlink(`/proc/${pid}/ns/mnt`).catch(() => own)));
+  return new Set(all.filter((ns) => ns !== own));
+}
+
+const SWEEP_GAP_MS = 50;
+const MAX_SWEEPS = 20;
+
+/**
+ * SIGKILLs every QEMU capability probe in these mount namespaces, what a pod's PID namespace does when it ends.
+ * A daemon killed a moment ago may have a child that has not exec'd QEMU yet, or a probe still forking into the
+ * background (-daemonize): sweeps repeat until two in a row, a moment apart, find no new probe.
+ */
+export async function killProbesIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
+  const killed = new Set<number>();
+  if (mountNamespaces.size === 0) return [];
+  for (let sweep = 0, quiet = 0; quiet < 2 && sweep < MAX_SWEEPS; sweep++) {
+    const fresh = (await findProbesIn(mountNamespaces)).filter((pid) => !killed.has(pid));
+    for (const pid of killPids(fresh)) killed.add(pid);
+    quiet = fresh.length > 0 ? 0 : quiet + 1;
+    await sleep(SWEEP_GAP_MS);
+  }
+  return [...killed];
 }

@@ -5,6 +5,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { foreignMountNamespaces, killPids, killProbesIn } from '../daemons/probe-orphans.js';
 
 export const cliPath = resolve(fileURLToPath(import.meta.url), '../../../dist/cli.js');
 
@@ -199,37 +200,30 @@ export async function signalLauncherNode(proc: LauncherProcess, signal: NodeJS.S
   }
 }
 
-/** Kills, by their PIDs, every process this test started under the wrapper (QEMU and daemons included). */
+/**
+ * Kills, by their PIDs, every process this test started under the wrapper (QEMU and daemons included), then the
+ * QEMU capability probes its libvirt daemon left: libvirt daemonizes them, so they are nobody's descendants, but
+ * they live in the private root's mount namespace, read here before the tree dies (a pod's PID namespace would end
+ * them; here nothing else would).
+ */
 export async function killTree(proc: LauncherProcess): Promise<void> {
   const pid = proc.child.pid;
   if (pid === undefined) return;
-  for (const p of (await descendants(pid)).reverse()) {
-    try {
-      process.kill(p, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
+  const below = await descendants(pid);
+  const namespaces = await foreignMountNamespaces([pid, ...below]);
+  killPids([...below.reverse(), pid]);
+  await killProbesIn(namespaces);
 }
 
 /** QEMU is daemonised by libvirtd (not our descendant): kill it by the PID files under the private root. */
 export async function killGuests(root: string): Promise<void> {
   const { readdir, readFile } = await import('node:fs/promises');
   const dir = join(root, 'run/libvirt/qemu');
+  const guests: number[] = [];
   for (const f of await readdir(dir).catch(() => [] as string[])) {
     if (!f.endsWith('.pid')) continue;
     const pid = Number((await readFile(join(dir, f), 'utf8').catch(() => '')).trim());
-    if (pid > 0) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    if (pid > 0) guests.push(pid);
   }
+  killPids(guests);
 }
