@@ -10,6 +10,7 @@ import { SupervisedDaemon } from './supervisor.js';
 import { qemuOnlyDriverEnv } from './driver-dir.js';
 import { log } from '../log.js';
 import { killProbeOrphans } from './probe-orphans.js';
+import { warmQemuCapabilities } from './capabilities-warmup.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
@@ -90,13 +91,20 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
       )
     : undefined;
   virtlogd?.start();
+  const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
+  // The first define would probe the emulator on the way to the guest's start: it is probed now, while the launcher
+  // finishes starting and waits for the first sync (capabilities-warmup.ts).
+  const warmupAbort = new AbortController();
+  const warmup = warmQemuCapabilities(uri, socketPath, { env, signal: warmupAbort.signal });
   return {
-    uri: `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`,
+    uri,
     socketPath,
     daemon,
     virtlogd,
     describe: () => daemon.describe() + (virtlogd?.describe() ?? ''),
     stop: async () => {
+      warmupAbort.abort();
+      await warmup;
       await daemon.stop();
       await virtlogd?.stop();
     },
