@@ -73,4 +73,15 @@ describe('unsupported features are refused, never dropped', () => {
     const v = vmi({ devices: { gpus: [{ name: 'g1', deviceName: 'nvidia.com/T4' }] } });
     expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/no host device "gpu-g1"/);
   });
+  it('convert() builds an SR-IOV NIC on a DRA network claim from its sriov- device', () => {
+    const v = vmi(
+      { devices: { interfaces: [{ name: 'fast', sriov: {} }] } },
+      { networks: [{ name: 'fast', resourceClaim: { claimName: 'nics', requestName: 'vf' } }] },
+    );
+    const vf = { type: 'pci', alias: 'sriov-fast', pciAddress: '0000:3b:02.1' };
+    const domain = convert(v, ConverterContext.fromPartial({ sriovDevices: [vf] }));
+    expect(domain.devices.hostdevs.map((h) => h.alias?.name)).toEqual(['ua-sriov-fast']);
+    expect(domain.devices.interfaces).toEqual([]);
+    expect(() => convert(v, ConverterContext.fromPartial({}))).toThrow(/no host device "sriov-fast"/);
+  });
 });

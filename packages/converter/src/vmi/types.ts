@@ -245,6 +245,8 @@ export interface Network {
   name: string;
   pod?: { vmNetworkCIDR?: string };
   multus?: { networkName: string; default?: boolean };
+  /** A DRA network (SR-IOV): the launcher passes its VF as an `sriov-<name>` host device. */
+  resourceClaim?: ClaimRequest;
 }
 
 export interface VolumeStatusEntry {
