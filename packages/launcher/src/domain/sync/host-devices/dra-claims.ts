@@ -79,13 +79,17 @@ async function readMetadata(dir: string, field: string): Promise<{ path: string;
   }
 }
 
-/** The one device the claim request got: its mdev UUID if it has one, else its PCI address, shape-checked. */
-export async function claimedDevice(
+/**
+ * The one device the claim request got: its mdev UUID if it has one, else its PCI address, shape-checked. With
+ * `pciOnly` (an SR-IOV VF) only the PCI address counts.
+ */
+async function resolve(
   base: string,
   claims: ResourceClaimRef[],
   claimName: string,
   requestName: string,
   field: string,
+  pciOnly: boolean,
 ): Promise<ClaimedDevice> {
   const { path, metadata } = await readMetadata(requestDir(base, claims, claimName, requestName, field), field);
   const request = metadata.requests.find((r) => r.name === requestName);
@@ -98,7 +102,7 @@ export async function claimedDevice(
     const why = `request has ${request.devices.length} devices; exactly one device per request is supported`;
     throw new HostDeviceError(field, path, requestName, why);
   }
-  const uuid = stringAttribute(device, MDEV_UUID_ATTRIBUTE);
+  const uuid = pciOnly ? undefined : stringAttribute(device, MDEV_UUID_ATTRIBUTE);
   if (uuid !== undefined) {
     if (!isMdevUuid(uuid)) throw new HostDeviceError(field, path, uuid, 'the mdevUUID is not a mediated device UUID');
     return { kind: 'mdev', uuid };
@@ -109,9 +113,34 @@ export async function claimedDevice(
       field,
       path,
       '',
-      `the device has neither ${MDEV_UUID_ATTRIBUTE} nor ${PCI_BUS_ID_ATTRIBUTE}`,
+      pciOnly
+        ? `the device has no ${PCI_BUS_ID_ATTRIBUTE}`
+        : `the device has neither ${MDEV_UUID_ATTRIBUTE} nor ${PCI_BUS_ID_ATTRIBUTE}`,
     );
   }
   if (!isPciAddress(address)) throw new HostDeviceError(field, path, address, 'the pciBusID is not a PCI address');
   return { kind: 'pci', address };
+}
+
+/** A GPU's or host device's claimed device: a mediated device (UUID) or a PCI device. */
+export function claimedDevice(
+  base: string,
+  claims: ResourceClaimRef[],
+  claimName: string,
+  requestName: string,
+  field: string,
+): Promise<ClaimedDevice> {
+  return resolve(base, claims, claimName, requestName, field, false);
+}
+
+/** An SR-IOV VF's claimed PCI address (a mediated-device UUID in the same metadata is not looked at). */
+export async function claimedPciAddress(
+  base: string,
+  claims: ResourceClaimRef[],
+  claimName: string,
+  requestName: string,
+  field: string,
+): Promise<string> {
+  const found = await resolve(base, claims, claimName, requestName, field, true);
+  return found.kind === 'pci' ? found.address : found.uuid;
 }

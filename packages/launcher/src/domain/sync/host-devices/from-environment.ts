@@ -3,6 +3,7 @@
 import type { ConverterContext } from '../../../adapters/converter.js';
 import { devicesFromPlugins, type DeviceRequest } from './device-plugins.js';
 import type { ResourceClaimRef } from './dra-claims.js';
+import type { NetworkRequest } from './dra-sriov.js';
 import type { Env } from './address-pool.js';
 import { NETWORK_INFO_PATH, sriovDevices, sriovInterfaces } from './sriov.js';
 import type { InterfaceRequest, InterfaceStatus } from './sriov.js';
@@ -15,8 +16,10 @@ export interface HostDeviceSpec {
   gpus: DeviceRequest[];
   interfaces: InterfaceRequest[];
   interfaceStatuses: InterfaceStatus[];
-  /** `spec.resourceClaims`: the DRA claims a GPU or host device may name (dra-devices.ts). */
+  /** `spec.resourceClaims`: the DRA claims a GPU, host device or network may name (dra-devices.ts, dra-sriov.ts). */
   resourceClaims: ResourceClaimRef[];
+  /** `spec.networks`: an SR-IOV interface's network may be a DRA claim (dra-sriov.ts). */
+  networks: NetworkRequest[];
 }
 
 type Obj = Record<string, unknown>;
@@ -32,6 +35,7 @@ export function hostDeviceSpec(vmiJson: Buffer): HostDeviceSpec {
     interfaces: arr(devices.interfaces),
     interfaceStatuses: arr(obj(doc.status).interfaces),
     resourceClaims: arr(obj(doc.spec).resourceClaims),
+    networks: arr(obj(doc.spec).networks),
   };
 }
 

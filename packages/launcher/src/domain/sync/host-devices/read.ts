@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Env } from './address-pool.js';
 import { DRA_METADATA_BASE } from './dra-claims.js';
 import { devicesFromClaims } from './dra-devices.js';
+import { sriovFromClaims } from './dra-sriov.js';
 import { hostDeviceLists, hostDeviceSpec, needsNetworkInfo, type HostDeviceLists } from './from-environment.js';
 import { withPciNumaNodes } from './numa-nodes.js';
 import { NETWORK_INFO_PATH } from './sriov.js';
@@ -21,7 +22,7 @@ async function readUntilNotEmpty(path: string, attempts = 10, pauseMs = 100): Pr
 
 /**
  * `runRoot` is the launcher's --run-root (`/` in a pod), under which the downward-API file and the DRA drivers'
- * device metadata are looked for; DRA devices follow the device plugins' in each list, as in KubeVirt. With
+ * device metadata are looked for; DRA devices follow the device plugins' (and Multus's) in each list, as in KubeVirt. With
  * `pciNumaNodes` each PCI device also gets its host NUMA node from sysfs under `sysfsRoot` (numa-nodes.ts).
  */
 export async function readHostDevices(
@@ -35,11 +36,12 @@ export async function readHostDevices(
   const path = join(runRoot, NETWORK_INFO_PATH);
   const networkInfo = needsNetworkInfo(spec) ? await readUntilNotEmpty(path) : undefined;
   const plugins = hostDeviceLists(spec, env, networkInfo, path);
-  const claims = await devicesFromClaims(spec, join(runRoot, DRA_METADATA_BASE));
+  const draBase = join(runRoot, DRA_METADATA_BASE);
+  const claims = await devicesFromClaims(spec, draBase);
   const lists = {
-    ...plugins,
     genericHostDevices: [...plugins.genericHostDevices, ...claims.genericHostDevices],
     gpuHostDevices: [...plugins.gpuHostDevices, ...claims.gpuHostDevices],
+    sriovDevices: [...plugins.sriovDevices, ...(await sriovFromClaims(spec, draBase))],
   };
   return pciNumaNodes ? withPciNumaNodes(lists, sysfsRoot) : lists;
 }

@@ -86,20 +86,25 @@ export function sriovDevices(
     }
     // Each network's VF is used once (the interface names are unique, so this only guards a hostile file).
     byNetwork.delete(name);
-    const guest = iface.pciAddress;
-    if (guest !== undefined && (typeof guest !== 'string' || !isPciAddress(guest))) {
-      throw new HostDeviceError(`${field}.pciAddress`, 'spec', String(guest), 'is not a PCI address');
-    }
-    const boot = iface.bootOrder;
-    if (boot !== undefined && (typeof boot !== 'number' || !Number.isInteger(boot) || boot < 1 || boot > 0xffff)) {
-      throw new HostDeviceError(`${field}.bootOrder`, 'spec', String(boot), 'is not a boot order (1-65535)');
-    }
-    return hostDevice({
-      type: 'pci',
-      alias: `sriov-${name}`,
-      pciAddress: address,
-      guestPciAddress: typeof guest === 'string' ? guest : '',
-      bootOrder: typeof boot === 'number' ? boot : 0,
-    });
+    return sriovHostDevice(iface, field, address);
+  });
+}
+
+/** The VF's host device for an SR-IOV interface, with its guest PCI address and boot order (both checked). */
+export function sriovHostDevice(iface: InterfaceRequest, field: string, address: string): WireHostDevice {
+  const guest = iface.pciAddress;
+  if (guest !== undefined && (typeof guest !== 'string' || !isPciAddress(guest))) {
+    throw new HostDeviceError(`${field}.pciAddress`, 'spec', String(guest), 'is not a PCI address');
+  }
+  const boot = iface.bootOrder;
+  if (boot !== undefined && (typeof boot !== 'number' || !Number.isInteger(boot) || boot < 1 || boot > 0xffff)) {
+    throw new HostDeviceError(`${field}.bootOrder`, 'spec', String(boot), 'is not a boot order (1-65535)');
+  }
+  return hostDevice({
+    type: 'pci',
+    alias: `sriov-${String(iface.name)}`,
+    pciAddress: address,
+    guestPciAddress: typeof guest === 'string' ? guest : '',
+    bootOrder: typeof boot === 'number' ? boot : 0,
   });
 }
