@@ -2,8 +2,8 @@
 // under TCG on two cores), the first time something needs that binary, and caches the answer per pod (the cache lives
 // in the pod's own /var or XDG cache). Left alone, the first thing that needs it is SyncVirtualMachine's define: the
 // probe then runs on the path to the guest's start. Asking the daemon for the domain capabilities of its default
-// emulator as soon as its socket exists starts the same probe while the launcher finishes starting and waits for
-// virt-handler's first sync; define then finds the answer cached (or waits for the probe in flight: libvirt locks the
+// emulator once the launcher is ready starts the same probe while virt-handler prepares and sends the first sync
+// (started earlier, as soon as the socket exists, its virsh competed with the launcher's own start); define then finds the answer cached (or waits for the probe in flight: libvirt locks the
 // cache entry, it never probes one binary twice at once). Nothing observable changes but the timing: the probe, its
 // cache file and the emulator are the ones define would have used (a VMI with no <emulator> gets the default one).
 // The launcher's stop aborts it (virsh is ended, so no client of a frozen daemon outlives the launcher); a probe

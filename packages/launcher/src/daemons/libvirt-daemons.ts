@@ -46,6 +46,12 @@ export interface LibvirtDaemons {
   daemon: SupervisedDaemon;
   virtlogd: SupervisedDaemon | undefined;
   describe(): string;
+  /**
+   * Has the daemon probe its default emulator now (capabilities-warmup.ts), once: the first define would otherwise
+   * probe it on the way to the guest's start. Called once the launcher is ready, so that the warm-up's virsh does not
+   * compete with the launcher's start for the daemon and the CPU.
+   */
+  warmCapabilities(): void;
   stop(): Promise<void>;
 }
 
@@ -92,16 +98,17 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     : undefined;
   virtlogd?.start();
   const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
-  // The first define would probe the emulator on the way to the guest's start: it is probed now, while the launcher
-  // finishes starting and waits for the first sync (capabilities-warmup.ts).
   const warmupAbort = new AbortController();
-  const warmup = warmQemuCapabilities(uri, socketPath, { env, signal: warmupAbort.signal });
+  let warmup: Promise<unknown> | undefined;
   return {
     uri,
     socketPath,
     daemon,
     virtlogd,
     describe: () => daemon.describe() + (virtlogd?.describe() ?? ''),
+    warmCapabilities: () => {
+      warmup ??= warmQemuCapabilities(uri, socketPath, { env, signal: warmupAbort.signal });
+    },
     stop: async () => {
       warmupAbort.abort();
       await warmup;

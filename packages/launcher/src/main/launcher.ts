@@ -148,6 +148,8 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     k8s.reporter.attach(session.conn);
     agent.attach(session.conn);
     await server.markReady(paths.readySocket);
+    // The capability probe runs while the handler gets ready to sync, not inside the first define.
+    daemons?.warmCapabilities();
 
     let found = await waitForDomain(domainName, () => session.conn, events, stop, flags.qemuTimeoutMs);
     // A stop while a Sync is defining or starting the domain: let that Sync finish, refuse later ones, then
