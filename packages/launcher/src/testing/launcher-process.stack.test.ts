@@ -43,16 +43,24 @@ describe('killTree', () => {
     const ns = await launcherMountNamespace(launcher);
     // A fresh root has no capability cache: the daemon probes its default emulator right after its start. Once
     // QEMU has daemonized (-daemonize), the probe is no longer in the launcher's tree.
-    let probes: number[] = [];
+    // Each probe is held (SIGSTOP) so that it is still there when the tree dies (else the daemon may finish it
+    // first). A probe can end between being seen and being held: the daemon probes each installed emulator in
+    // turn, so the search goes on until one is held.
+    const probes: number[] = [];
     for (const deadline = Date.now() + 60_000; probes.length === 0 && Date.now() < deadline;) {
       // The tree is read after the probes: a probe outside it then has left it for good (reparented to init).
       const found = await findProbesIn(new Set([ns]));
       const tree = await descendants(launcher.child.pid ?? 0);
-      probes = found.filter((pid) => !tree.includes(pid));
+      for (const pid of found.filter((p) => !tree.includes(p))) {
+        try {
+          process.kill(pid, 'SIGSTOP');
+          probes.push(pid);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+        }
+      }
     }
     expect(probes.length).toBeGreaterThan(0);
-    // Held, so that it is still there when the tree dies (else the daemon may finish it first).
-    for (const pid of probes) process.kill(pid, 'SIGSTOP');
 
     await killTree(launcher);
     expect(await findProbesIn(new Set([ns]))).toEqual([]);
