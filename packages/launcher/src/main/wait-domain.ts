@@ -15,10 +15,17 @@ export async function waitForDomain(
 ): Promise<string | undefined> {
   const deadline = Date.now() + timeoutMs;
   let wake: () => void = () => {};
-  const onAdded = () => wake();
+  // KubeVirt takes the domain from the ADDED event itself, not from a later listing: a domain undefined again at
+  // once (a start that failed) still counts, so the launcher goes on to wait for its deletion to reach the handler.
+  let added = false;
+  const onAdded = () => {
+    added = true;
+    wake();
+  };
   monitor.on('added', onAdded);
   try {
     while (!stop.stopped) {
+      if (added && domainName) return domainName;
       const domains = await conn()
         .listAllDomains()
         .catch(() => []);
@@ -27,6 +34,7 @@ export async function waitForDomain(
         if (domainName && d.name !== domainName) continue;
         if ((await d.getUUID()) !== '') return d.name;
       }
+      if (added && domainName) return domainName;
       if (Date.now() >= deadline) throw new LauncherPanic('timed out waiting for domain to be defined');
       await Promise.race([
         new Promise<void>((r) => {
