@@ -1,10 +1,18 @@
-// `npm run build`, after tsc: bundles tsc's entry point and everything it loads into one file, dist/cli.js, so the launcher starts by parsing one file instead of resolving, reading and linking ~170
-// modules (README, "Start-up"). Written beside it: dist/cli.js.positions.json, which makes every log line's `pos`
-// name the module and line tsc emitted, as the unbundled program logs it (@virt-launcher/shared, position-map.ts).
+// `npm run build`, after tsc: bundles tsc's output into two files, so the launcher starts by parsing two files
+// instead of resolving, reading and linking ~170 modules (README, "Start-up"):
+// - dist/cli.js, the first file: the flags, the logger and the early steps (main/early-start.ts), everything the
+//   launcher needs to spawn the libvirt daemons, ~100 KiB. The daemon starts while Node reads the rest.
+// - dist/launcher-main.js: the main sequence (main/launcher.ts) and all it imports, gRPC and the protos among them
+//   (~1.3 MiB), imported by the first file right after the spawn. Both are loaded at start-up, never later, so a
+//   dist/ rewritten under a running launcher (another build) cannot make it miss a file it has yet to load.
+// Modules both files use (the logger, the paths) are in each; what crosses between them is passed as arguments
+// (the flags, the early start's handles), never module state (main/launcher.ts sets its logger's verbosity again).
+// Written beside each: a `.positions.json`, which makes every log line's `pos` name the module and line tsc
+// emitted, as the unbundled program logs it (@virt-launcher/shared, position-map.ts).
 //
-// What stays outside the bundle, loaded from its own package as before:
+// What stays outside both, loaded from its own package as before:
 // - every workspace package that ships a native addon: it finds its `.node` file relative to its own module
-//   (`createRequire(import.meta.url)`), which inside a bundle would point next to dist/cli.js instead;
+//   (`createRequire(import.meta.url)`), which inside a bundle would point next to dist/ instead;
 // - the role packages the launcher imports only lazily (after readiness): start-up need not even parse them;
 // - @grpc/proto-loader: grpc-js requires it only for channelz/admin, which the launcher never enables.
 import { build, type Plugin } from 'esbuild';
@@ -84,9 +92,30 @@ async function unbundledEntry(): Promise<string> {
   return unbundled;
 }
 
-async function main(): Promise<void> {
-  const input = await unbundledEntry();
-  const external = [...(await packagesWithAddons()), ...LAZY_ROLES, ...NEVER_LOADED];
+/** tsc's main sequence module (an import of cli.ts) and the second file it becomes. */
+const mainSequence = join(pkg, 'dist/main/launcher.js');
+const mainBundle = join(pkg, 'dist/launcher-main.js');
+// What must never reach the first file: it would make Node parse (and load the builtins of) the whole launcher
+// before the daemon is spawned, which is what the split is for.
+const NOT_IN_FIRST_FILE = ['@grpc/grpc-js', '@bufbuild/protobuf', 'dist/gen/', 'dist/hooks/', 'dist/cmd-server/'];
+
+/** In the first file, the import of the main sequence becomes an import of the second file. */
+const mainSequenceApart: Plugin = {
+  name: 'main-sequence-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/main\/launcher\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: `./${basename(mainBundle)}`, external: true } : undefined,
+    );
+  },
+};
+
+interface Bundled {
+  code: Uint8Array;
+  positions: object;
+  inputs: string[];
+}
+
+async function bundle(input: string, outfile: string, external: string[], plugins: Plugin[]): Promise<Bundled> {
   const result = await build({
     entryPoints: [input],
     bundle: true,
@@ -97,25 +126,50 @@ async function main(): Promise<void> {
     banner: { js: BANNER },
     sourcemap: 'external',
     sourcesContent: false,
-    outfile: entry,
+    outfile,
     write: false,
+    metafile: true,
     logLevel: 'warning',
-    plugins: [withoutInputSourceMaps],
+    plugins: [withoutInputSourceMaps, ...plugins],
   });
-  const code = result.outputFiles.find((f) => f.path === entry);
-  const map = result.outputFiles.find((f) => f.path === `${entry}.map`);
+  const code = result.outputFiles.find((f) => f.path === outfile);
+  const map = result.outputFiles.find((f) => f.path === `${outfile}.map`);
   if (!code || !map) throw new BundleError('outputs', result.outputFiles.map((f) => f.path).join(','), 'incomplete');
   const built = buildPositionMap(JSON.parse(map.text) as SourceMapV3, { keep: ownSource, code: code.text });
   // The entry's lines are cli.js's lines, as the unbundled launcher logs them.
   const files = built.files.map((f) => (f === basename(unbundled) ? basename(entry) : f));
-  const positions = { ...built, files, bundleBytes: code.contents.length };
-  // Written aside and renamed: a launcher starting meanwhile (another test) reads the old file or the new, whole.
-  await writeFile(`${entry}.tmp`, code.contents, { mode: 0o755 });
-  await writeFile(positionMapPath(entry), JSON.stringify(positions));
-  await rename(`${entry}.tmp`, entry);
+  const inputs = Object.keys(result.metafile.inputs);
+  return { code: code.contents, positions: { ...built, files, bundleBytes: code.contents.length }, inputs };
+}
+
+/** Written aside and renamed: a launcher starting meanwhile (another test) reads the old file or the new, whole. */
+async function install(outfile: string, b: Bundled): Promise<void> {
+  await writeFile(`${outfile}.tmp`, b.code, { mode: 0o755 });
+  await writeFile(`${positionMapPath(outfile)}.tmp`, JSON.stringify(b.positions));
+  await rename(`${positionMapPath(outfile)}.tmp`, positionMapPath(outfile));
+  await rename(`${outfile}.tmp`, outfile);
+}
+
+async function main(): Promise<void> {
+  const input = await unbundledEntry();
+  const external = [...(await packagesWithAddons()), ...LAZY_ROLES, ...NEVER_LOADED];
+  const first = await bundle(input, entry, external, [mainSequenceApart]);
+  const leaked = first.inputs.filter((i) => NOT_IN_FIRST_FILE.some((n) => i.includes(n)));
+  if (leaked.length > 0) {
+    throw new BundleError(
+      'dist/cli.js',
+      leaked.slice(0, 3).join(', '),
+      'the first file must not load these (main/early-start.ts)',
+    );
+  }
+  const second = await bundle(mainSequence, mainBundle, external, []);
+  // The second file first: a first file on disk always finds the second it imports.
+  await install(mainBundle, second);
+  await install(entry, first);
+  const kib = (b: Bundled) => `${(b.code.length / 1024).toFixed(0)} KiB`;
   process.stderr.write(
-    `bundle: dist/cli.js ${(code.contents.length / 1024).toFixed(0)} KiB, ${files.length} modules mapped, ` +
-      `external: ${external.join(', ')}\n`,
+    `bundle: dist/cli.js ${kib(first)} (${first.inputs.length} modules), dist/launcher-main.js ${kib(second)} ` +
+      `(${second.inputs.length} modules), external: ${external.join(', ')}\n`,
   );
 }
 

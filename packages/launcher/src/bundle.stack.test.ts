@@ -1,5 +1,6 @@
-// The shipped entry point is one esbuild bundle (scripts/bundle.ts): it must log what the unbundled program logs,
-// `pos` included, and leave every package with a native addon to load from its own files.
+// The shipped entry point is two esbuild bundles (scripts/bundle.ts): a small first file that spawns the daemons and
+// the main sequence it imports. Together they must log what the unbundled program logs, `pos` included, and leave
+// every package with a native addon to load from its own files.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { cliPath } from './testing/launcher-process.js';
 
 const unbundledPath = resolve(cliPath, '../cli.unbundled.js');
+const mainPath = resolve(cliPath, '../launcher-main.js');
 const packagesDir = resolve(cliPath, '../../..');
 
 /** Runs the launcher on libvirt's test driver until it gives up waiting for a domain; its log lines as pos + msg. */
@@ -28,19 +30,34 @@ async function logOf(entry: string): Promise<{ status: number | null; lines: str
   }
 }
 
-describe('the bundled launcher (dist/cli.js)', () => {
-  it('is one bundle with a position map, and leaves every package with a native addon outside', () => {
-    const code = readFileSync(cliPath, 'utf8');
-    expect(code).toContain('virt-launcher bundle (scripts/bundle.ts)');
-    expect(existsSync(`${cliPath}.positions.json`)).toBe(true);
-    // An addon found relative to its package's module would be looked for beside dist/cli.js instead.
-    expect(code).not.toMatch(/build\/Release\/[\w-]+\.node/);
+describe('the bundled launcher (dist/cli.js, dist/launcher-main.js)', () => {
+  it('is two bundles with position maps, and leaves every package with a native addon outside', () => {
     const withAddons = readdirSync(packagesDir).filter((d) => existsSync(join(packagesDir, d, 'binding.gyp')));
     expect(withAddons).toContain('libvirt');
-    for (const dir of withAddons) {
-      const { name } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string };
-      if (code.includes(name)) expect(code).toMatch(new RegExp(`(from|import\\()\\s*"${name}"`));
+    for (const file of [cliPath, mainPath]) {
+      const code = readFileSync(file, 'utf8');
+      expect(code).toContain('virt-launcher bundle (scripts/bundle.ts)');
+      expect(existsSync(`${file}.positions.json`)).toBe(true);
+      // An addon found relative to its package's module would be looked for beside dist/ instead.
+      expect(code).not.toMatch(/build\/Release\/[\w-]+\.node/);
+      for (const dir of withAddons) {
+        const { name } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string };
+        if (code.includes(name)) expect(code).toMatch(new RegExp(`(from|import\\()\\s*"${name}"`));
+      }
     }
+  });
+
+  it('keeps gRPC, the protos and the main sequence out of the first file, which imports the second', () => {
+    const first = readFileSync(cliPath, 'utf8');
+    const second = readFileSync(mainPath, 'utf8');
+    // esbuild names each bundled module in a comment: the first file must not contain what the daemon's spawn
+    // need not wait for (its whole point), the second must (or the first file grew back into the whole launcher).
+    for (const heavy of ['node_modules/@grpc/grpc-js/', 'dist/gen/kubevirt/cmd/', 'dist/main/launcher.js']) {
+      expect(first).not.toContain(heavy);
+      expect(second).toContain(heavy);
+    }
+    expect(first).toMatch(/import\("\.\/launcher-main\.js"\)/);
+    expect(first.length).toBeLessThan(second.length / 10);
   });
 
   it('logs the same lines with the same pos (module and line tsc emitted) as the unbundled entry', async () => {

@@ -11,8 +11,8 @@ import { constants } from 'node:os';
 import { parseFlags, usage, wantsHelp } from './flags.js';
 import { log, setVerbosity } from './log.js';
 import { errorMessage } from './errors.js';
-import { preloadBinding, startEarly, timed } from './main/early-start.js';
-import { StoppedBySignal } from './main/signals.js';
+import { startEarly, timed } from './main/early-start.js';
+import { isStoppedBySignal } from './main/signals.js';
 
 async function main(): Promise<void> {
   if (wantsHelp(process.argv.slice(2))) {
@@ -28,17 +28,18 @@ async function main(): Promise<void> {
   }
   setVerbosity(flags.verbosity);
   try {
-    // Spawn the libvirt daemons first, then load gRPC, the protos and the binding while they start: a static
-    // import of the main sequence would make the daemons wait for all of that to be parsed.
+    // Spawn the libvirt daemons first, then load the binding, which starts the handshake with the daemon, then gRPC
+    // and the protos while the handshake runs: a static import of the main sequence would make the daemons wait for
+    // all of that to be parsed, and loading both at once would finish the binding (and the handshake) last.
     const early = startEarly(flags);
     await early.daemons;
-    preloadBinding();
+    await early.binding;
     const { runLauncher } = await timed('load', () => import('./main/launcher.js'));
     await runLauncher(flags, early);
     log.info('Exiting...');
     process.exit(0);
   } catch (err) {
-    if (err instanceof StoppedBySignal) {
+    if (isStoppedBySignal(err)) {
       // Cleaned up already; now end as an untrapped signal would (KubeVirt's launcher before it is ready).
       log.info('Exiting...', { signal: err.signal });
       process.removeAllListeners(err.signal);

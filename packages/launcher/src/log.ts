@@ -4,21 +4,32 @@ import { createLogger, type Logger } from '@virt-launcher/shared';
 
 export type { LogFields, LogLevel, Logger } from '@virt-launcher/shared';
 
-let sink: (line: string) => void = (line) => process.stderr.write(line + '\n');
-let verbosity = 2;
+interface LogSettings {
+  sink: (line: string) => void;
+  verbosity: number;
+}
+
+// One settings object per process, not per copy of this module: the bundled launcher holds this module twice
+// (dist/cli.js and dist/launcher-main.js, scripts/bundle.ts), and a verbosity set by the CLI must hold in both.
+const SETTINGS = Symbol.for('virt-launcher.log-settings');
+const registry = globalThis as typeof globalThis & { [SETTINGS]?: LogSettings };
+const settings: LogSettings = (registry[SETTINGS] ??= {
+  sink: (line) => process.stderr.write(line + '\n'),
+  verbosity: 2,
+});
 
 /** Tests and the CLI can redirect or silence output. */
 export function setLogSink(write: (line: string) => void): void {
-  sink = write;
+  settings.sink = write;
 }
 
 /** KubeVirt's verbosity: debug lines from 3 up. */
 export function setVerbosity(v: number): void {
-  verbosity = v;
+  settings.verbosity = v;
 }
 
 export const log: Logger = createLogger({
   component: 'virt-launcher',
-  level: () => (verbosity >= 3 ? 'debug' : 'info'),
-  write: (line) => sink(line),
+  level: () => (settings.verbosity >= 3 ? 'debug' : 'info'),
+  write: (line) => settings.sink(line),
 });

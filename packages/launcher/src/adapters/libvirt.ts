@@ -51,31 +51,39 @@ export interface Connection extends Pick<
 
 type LibvirtFace = typeof Libvirt;
 
-let loading: Promise<LibvirtFace> | undefined;
-/** Set once the face has loaded: a LibvirtError can only exist after that, so error matching may read it. */
-let loaded: LibvirtFace | undefined;
+interface FaceState {
+  loading?: Promise<LibvirtFace>;
+  /** Set once the face has loaded: a LibvirtError can only exist after that, so error matching may read it. */
+  loaded?: LibvirtFace;
+}
+
+// One state per process, not per copy of this module: the bundled launcher holds this module twice (dist/cli.js
+// loads the binding and connects, dist/launcher-main.js matches the errors; scripts/bundle.ts).
+const FACE = Symbol.for('virt-launcher.libvirt-face');
+const registry = globalThis as typeof globalThis & { [FACE]?: FaceState };
+const face: FaceState = (registry[FACE] ??= {});
 
 /** Starts loading the binding (native addon included) so it overlaps with the daemons' start-up. */
 export function preloadLibvirt(): Promise<LibvirtFace> {
-  loading ??= import('@virt-launcher/libvirt').then((face) => (loaded = face));
-  loading.catch(() => (loading = undefined)); // a failed load is retried on the next call
+  const loading = (face.loading ??= import('@virt-launcher/libvirt').then((f) => (face.loaded = f)));
+  loading.catch(() => (face.loading = undefined)); // a failed load is retried on the next call
   return loading;
 }
 
 export async function connectLibvirt(uri: string): Promise<Connection> {
-  const face = await preloadLibvirt();
-  return face.connect(uri);
+  const libvirt = await preloadLibvirt();
+  return libvirt.connect(uri);
 }
 
 /** The error as the binding's LibvirtError, or undefined when it is something else. */
 export function asLibvirtError(err: unknown): Libvirt.LibvirtError | undefined {
-  return loaded && err instanceof loaded.LibvirtError ? err : undefined;
+  return face.loaded && err instanceof face.loaded.LibvirtError ? err : undefined;
 }
 
 /** Whether the error is a LibvirtError with that code (`hasLibvirtCode(err, 'NO_DOMAIN')`). */
 export function hasLibvirtCode(err: unknown, name: ErrorCodeName): boolean {
   const lv = asLibvirtError(err);
-  return lv !== undefined && loaded !== undefined && lv.code === loaded.ErrorCode[name];
+  return lv !== undefined && face.loaded !== undefined && lv.code === face.loaded.ErrorCode[name];
 }
 
 /** What a live migration does with a domain (migration/): the launcher's Domain plus the job calls. */

@@ -1,6 +1,9 @@
 // The first steps of the main sequence, kept free of gRPC, protobuf and the libvirt binding: the libvirt
 // daemons are spawned before Node has parsed any of those, so the daemon's own start-up (~160 ms) runs while
 // this process loads the rest (docs/behaviour.md#start-up; the observable order of milestones is unchanged).
+// The build bundles this module and cli.ts into dist/cli.js apart from the main sequence (dist/launcher-main.js,
+// scripts/bundle.ts): nothing here may import gRPC, the protos or the hook sidecars' client, or the first file
+// grows back to the size of the whole launcher.
 import type { LauncherFlags } from '../flags.js';
 import { resolvePaths } from '../paths.js';
 import type { LauncherPaths } from '../paths.js';
@@ -9,10 +12,10 @@ import { sessionEnv, startLibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { libvirtLogFilters } from '../daemons/log-filters.js';
 import type { LibvirtDaemons } from '../daemons/libvirt-daemons.js';
 import { preloadLibvirt } from '../adapters/libvirt.js';
+import type { Connection } from '../adapters/libvirt.js';
+import { firstConnection } from './first-connection.js';
 import { initializeDirs } from './dirs.js';
 import { trapSignals } from './signals.js';
-import { collectHooks } from '../hooks/load.js';
-import type { HookCallbacks } from '../hooks/callbacks.js';
 import type { StopSignal } from './signals.js';
 
 export interface EarlyStart {
@@ -22,8 +25,10 @@ export interface EarlyStart {
   dirs: Promise<void>;
   /** The spawned daemons; undefined when --libvirt-uri names an outside daemon. */
   daemons: Promise<LibvirtDaemons | undefined>;
-  /** The hook sidecars once all requested ones answered (docs/hooks.md); undefined without --hook-sidecars. */
-  hooks: Promise<HookCallbacks | undefined>;
+  /** Resolves once the libvirt binding is loaded (or failed to: the session reports that later). */
+  binding: Promise<void>;
+  /** The first connection to the daemon, opened while the rest loads; undefined if it could not be made. */
+  connection: Promise<Connection | undefined>;
 }
 
 export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
@@ -51,20 +56,19 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
   // ~40 file operations do not queue before the daemons' own in libuv's thread pool.
   const makeDirs = () => timed('directories', () => initializeDirs(paths, flags.uid));
   const dirs = daemons.then(makeDirs, makeDirs);
-  // Sidecars are awaited (KubeVirt: for --qemu-timeout) while the daemons start; neither needs the other.
-  const hooks =
-    flags.hookSidecars > 0
-      ? timed('hook sidecars', () => collectHooks(paths.hooksDir, flags.hookSidecars, flags.qemuTimeoutMs))
-      : Promise.resolve(undefined);
-  hooks.catch(() => undefined);
   // Both are awaited by the main sequence; these only keep a rejection from being reported as unhandled
   // while the rest of the launcher is still loading.
   daemons.catch(() => undefined);
   dirs.catch(() => undefined);
-  return { paths, stop, dirs, daemons, hooks };
-}
-
-/** Starts loading the libvirt binding; called once the daemons are spawned so their start overlaps it. */
-export function preloadBinding(): void {
-  void timed('binding', preloadLibvirt).catch(() => undefined);
+  // The binding loads once the daemons are spawned, so their start overlaps it; the handshake follows at once.
+  const binding = daemons.then(
+    () => timed('binding', preloadLibvirt).then(() => undefined),
+    () => undefined,
+  );
+  binding.catch(() => undefined);
+  const connection = Promise.all([daemons, binding]).then(
+    ([d]) => firstConnection(flags.libvirtUri || (d?.uri ?? ''), { socketPath: d?.socketPath, waitMs: 30_000 }),
+    () => undefined,
+  );
+  return { paths, stop, dirs, daemons, binding, connection };
 }

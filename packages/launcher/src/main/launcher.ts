@@ -24,6 +24,7 @@ import { STATE } from '../domain/state.js';
 import { waitForDomain } from './wait-domain.js';
 import { LauncherPanic } from '../errors.js';
 import type { HookCallbacks } from '../hooks/callbacks.js';
+import { collectHooks } from '../hooks/load.js';
 import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 import { relayFirmwareLogOrWarn } from '../daemons/firmware-log.js';
@@ -77,9 +78,15 @@ async function superviseDomain(r: Running, domainName: string, localDaemons: boo
 /** The main sequence; `early` is what cli.ts started before loading this module (see early-start.ts). */
 export async function runLauncher(flags: LauncherFlags, early: EarlyStart = startEarly(flags)): Promise<void> {
   const { paths, stop } = early;
+  // Sidecars are awaited (KubeVirt: for --qemu-timeout) while the daemons start; neither needs the other.
+  const hooksReady =
+    flags.hookSidecars > 0
+      ? timed('hook sidecars', () => collectHooks(paths.hooksDir, flags.hookSidecars, flags.qemuTimeoutMs))
+      : Promise.resolve(undefined);
+  hooksReady.catch(() => undefined); // awaited below, after the daemons
   const daemons = await early.daemons;
   await early.dirs;
-  const hooks = await early.hooks.catch(async (err: unknown) => {
+  const hooks = await hooksReady.catch(async (err: unknown) => {
     await daemons?.stop();
     throw err;
   });
@@ -143,7 +150,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
       await server.listen(paths.initSocket, [paths.readySocket]);
       await selfPing(paths.initSocket);
     });
-    await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect()), serving]), stop);
+    await untilReadyOrStopped(Promise.all([timed('connect', () => session.connect(early.connection)), serving]), stop);
     events.attach(session.conn);
     k8s.reporter.attach(session.conn);
     agent.attach(session.conn);

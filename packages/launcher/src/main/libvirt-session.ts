@@ -37,9 +37,24 @@ export class LibvirtSession {
     return this.current;
   }
 
-  async connect(): Promise<Connection> {
+  /**
+   * Connects, retrying until the deadline. `first` is a connection already being opened (main/first-connection.ts):
+   * adopted when it succeeds; when it yields none, the usual attempts follow.
+   */
+  async connect(first?: Promise<Connection | undefined>): Promise<Connection> {
     const retryMs = this.options.retryMs ?? 500;
+    // Counted from the call: the head start's wait for the socket is part of the same deadline.
     const deadline = Date.now() + (this.options.totalMs ?? 15_000);
+    const early = await first;
+    if (early && this.stopped) {
+      await early.close().catch(() => undefined);
+      throw new LauncherPanic(`libvirt session to ${this.uri} closed before it was connected`);
+    }
+    if (early) {
+      this.adopt(early);
+      log.info('Connected to libvirt daemon', { uri: this.uri });
+      return early;
+    }
     const socket = this.options.socketPath;
     while (socket && !existsSync(socket) && Date.now() < deadline && !this.stopped) {
       await new Promise((r) => setTimeout(r, 10));

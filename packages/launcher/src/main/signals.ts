@@ -15,6 +15,16 @@ export class StoppedBySignal extends Error {
   }
 }
 
+/**
+ * By name, not instanceof: the bundled launcher's main sequence (dist/launcher-main.js) holds its own copy of the
+ * class, so the error it throws is not an instance of the copy in the first file (scripts/bundle.ts).
+ */
+export function isStoppedBySignal(err: unknown): err is StoppedBySignal {
+  return (
+    err instanceof Error && err.name === 'StoppedBySignal' && typeof (err as { signal?: unknown }).signal === 'string'
+  );
+}
+
 export interface StopSignal {
   /** Resolves with the signal name the first time one arrives. */
   readonly received: Promise<string>;
