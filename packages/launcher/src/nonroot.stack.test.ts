@@ -112,7 +112,12 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
   it('runs libvirtd (session URI) and virtlogd as 107 with nothing but NET_BIND_SERVICE, configs under the pod dirs', async () => {
     const connected = launcher.lines.find((l) => l.msg === 'Connected to libvirt daemon');
     expect(connected?.uri).toBe('qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock');
-    const procs = await podProcesses();
+    // virtlogd is spawned once the launcher is ready (only QEMU needs it): give it the moment to appear.
+    let procs = await podProcesses();
+    for (let i = 0; i < 100 && !procs.some((p) => /virtlogd -f/.test(p.command)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      procs = await podProcesses();
+    }
     const byName = (re: RegExp) => procs.filter((p) => re.test(p.command));
     for (const re of [/dist\/cli\.js/, /libvirtd -f/, /virtlogd -f/]) {
       const found = byName(re);

@@ -2,8 +2,10 @@
 // ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket. For a non-root
 // pod (paths.xdg) both run as the launcher's own user in session mode, with the XDG directories that put every
 // file libvirt writes under the pod's private directories, and the URI says /session.
+import { existsSync } from 'node:fs';
 import { access, constants, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LauncherPaths } from '../paths.js';
 import { writeDaemonConfigs } from './config.js';
 import { SupervisedDaemon } from './supervisor.js';
@@ -52,7 +54,23 @@ export interface LibvirtDaemons {
    * compete with the launcher's start for the daemon and the CPU.
    */
   warmCapabilities(): void;
+  /**
+   * Spawns virtlogd (once). Only QEMU needs it, so the launcher spawns it after it is ready: before, its fork and
+   * start would compete with the launcher's own start-up for the main thread and the CPU.
+   */
+  startVirtlogd(): void;
+  /**
+   * Resolves once virtlogd's socket exists (spawning it first if need be), or after 10 s: a domain is started only
+   * after this, so QEMU never finds the log daemon missing. Never rejects: libvirt reports a virtlogd that is down.
+   */
+  virtlogdReady(): Promise<void>;
   stop(): Promise<void>;
+}
+
+const VIRTLOGD_WAIT_MS = 10_000;
+
+async function untilExists(path: string, timeoutMs: number): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !existsSync(path) && Date.now() < deadline;) await sleep(10);
 }
 
 export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: string): Promise<LibvirtDaemons> {
@@ -69,7 +87,7 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   if (owner !== undefined) throw new SocketInUseError(socketPath, `${name} (pid ${owner} in ${pidFile})`);
   await refuseLiveSocket(socketPath, name);
   // The daemon is the start-up's critical path (the launcher is ready once it answers): what it needs is prepared
-  // at once, not one file operation after another, and it is spawned before virtlogd (needed only by QEMU).
+  // at once, not one file operation after another. virtlogd (needed only by QEMU) is spawned after readiness.
   const [files, drivers, logdBinary] = await Promise.all([
     writeDaemonConfigs(paths, name, logFilters),
     // The monolithic libvirtd would load every driver module; virtqemud has only the QEMU driver (driver-dir.ts).
@@ -96,7 +114,21 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
         env,
       )
     : undefined;
-  virtlogd?.start();
+  let logdReady: Promise<void> | undefined;
+  const startVirtlogd = (): Promise<void> => {
+    if (!virtlogd) return Promise.resolve();
+    if (!logdReady) {
+      const socket = join(paths.libvirtRunDir, 'virtlogd-sock');
+      // A socket left by a killed virtlogd would pass for the new one's before it binds.
+      logdReady = rm(socket, { force: true })
+        .catch(() => undefined)
+        .then(() => {
+          virtlogd.start();
+          return untilExists(socket, VIRTLOGD_WAIT_MS);
+        });
+    }
+    return logdReady;
+  };
   const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
   const warmupAbort = new AbortController();
   let warmup: Promise<unknown> | undefined;
@@ -106,6 +138,8 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     daemon,
     virtlogd,
     describe: () => daemon.describe() + (virtlogd?.describe() ?? ''),
+    startVirtlogd: () => void startVirtlogd(),
+    virtlogdReady: startVirtlogd,
     warmCapabilities: () => {
       warmup ??= warmQemuCapabilities(uri, socketPath, { env, signal: warmupAbort.signal });
     },

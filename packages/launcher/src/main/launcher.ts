@@ -131,6 +131,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     paths,
     metadata,
     prepareNetwork: (vmi) => dhcp.start(vmi),
+    beforeDomainStart: async () => daemons?.virtlogdReady(),
     hooks,
   });
   const agent = startGuestAgent({
@@ -155,6 +156,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     k8s.reporter.attach(session.conn);
     agent.attach(session.conn);
     await server.markReady(paths.readySocket);
+    daemons?.startVirtlogd();
     // The capability probe runs while the handler gets ready to sync, not inside the first define.
     daemons?.warmCapabilities();
 

@@ -14,6 +14,8 @@ export interface SyncEnv {
   metadata: MetadataCache;
   /** Network phase 2 (DHCP servers for masquerade NICs); runs only when the domain is first defined. */
   prepareNetwork: (vmi: VmiView) => Promise<void>;
+  /** Resolves when the domain may be started (the launcher's virtlogd is up); absent: at once. */
+  beforeDomainStart?: () => Promise<void>;
   /** The hook sidecars' callbacks (--hook-sidecars, docs/hooks.md); absent when none were requested. */
   hooks?: HookCallbacks;
   /** Where the pod's cgroup is mounted (default /sys/fs/cgroup); read for dedicated CPU placement. */

@@ -17,7 +17,10 @@ export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: S
   const context = await step('gather context', vmi, () => gatherContext(env, vmi, request.options));
   const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
   const dom = await step('lookup or define', vmi, () => lookupOrDefine(env, vmi, domainXml));
-  await step('start', vmi, () => startIfDown(dom, vmi, pausedByUser));
+  await step('start', vmi, async () => {
+    await env.beforeDomainStart?.();
+    await startIfDown(dom, vmi, pausedByUser);
+  });
   // A domain that already ran gains or loses hotplug disks and NICs here (issue 20).
   await step('runtime', vmi, () => reconcileRunning(env, dom, vmi, domainXml));
   env.metadata.update((m) => {
