@@ -23,6 +23,7 @@ import { readHostDevices } from './domain/sync/host-devices/read.js';
 import { parseFlags } from './flags.js';
 import { resolvePaths } from './paths.js';
 import { parseVmiRequest } from './vmi.js';
+import { testHostFacts } from './testing/host-facts.js';
 
 const UUID = 'c2177883-f1bb-47f0-914d-32a22e3a8804';
 const DRA_UUID = '6a3b1e40-0d2c-4f7e-9a51-2b8d7c0e1f23';
@@ -79,15 +80,10 @@ function vmi(gpus: Array<Record<string, unknown>>): Buffer {
 async function domainXmlInProcess(json: Buffer, runRoot: string): Promise<string> {
   const vmi = parseVmiRequest(json);
   const flags = { ...parseFlags(['--run-root', runRoot, '--uid', vmi.uid], {}), allowEmulation: true };
-  const facts = {
+  const facts = testHostFacts({
     nodeArch: process.arch,
-    hypervisorDeviceAvailable: false,
-    blockVolumes: {},
-    tap0Mtu: undefined,
-    containerDisks: {},
-    libvirtVersion: '9.0.0',
     hostDevices: await readHostDevices(vmi.raw, runRoot, {}),
-  };
+  });
   return (await convertVmi(vmi.raw, buildContext(facts, vmi, undefined, flags, resolvePaths(flags)))).domainXml;
 }
 

@@ -20,6 +20,7 @@ import { VirtualMachineOptions } from './gen/kubevirt/cmd/v1/cmd.js';
 import { resolvePaths } from './paths.js';
 import { privateRootScript } from './testing/launcher-process.js';
 import { parseVmiRequest } from './vmi.js';
+import { testHostFacts } from './testing/host-facts.js';
 
 const run = promisify(execFile);
 
@@ -66,20 +67,15 @@ describe('PCI NUMA-aware placement defines in libvirtd 9.0', () => {
     const options = VirtualMachineOptions.fromPartial({ clusterConfig: { PCINUMAAwareTopologyEnabled: true } });
     const flags = { ...parseFlags(['--run-root', work, '--uid', 'u-pcinuma'], {}), allowEmulation: true };
     const vmi = parseVmiRequest(VMI);
-    const facts: HostFacts = {
+    const facts: HostFacts = testHostFacts({
       nodeArch: process.arch,
-      hypervisorDeviceAvailable: false,
-      blockVolumes: {},
-      tap0Mtu: undefined,
-      containerDisks: {},
-      libvirtVersion: '9.0.0',
       podCpuSet: [0, 4],
       hostNumaNodes: [
         { id: 0, cpus: [0, 1], distances: { 0: 10, 1: 20 }, cpuSiblings: [] },
         { id: 1, cpus: [4, 5], distances: { 0: 20, 1: 10 }, cpuSiblings: [] },
       ],
       hostDevices: await readHostDevices(VMI, work, ENV, wantsPciNumaNodes(vmi, options), sysfs),
-    };
+    });
     const context = buildContext(facts, vmi, options, flags, resolvePaths(flags));
     const file = join(work, 'pcinuma.xml');
     await writeFile(file, (await convertVmi(vmi.raw, context)).domainXml);

@@ -7,6 +7,7 @@ import { blockCandidates, buildContext, containerDiskVolumes, interfacePlan } fr
 import type { HostFacts } from './build-context.js';
 import type { ImageFacts } from '../../adapters/ephemeral-disk.js';
 import { convertVmi } from '../../adapters/converter.js';
+import { testHostFacts } from '../../testing/host-facts.js';
 
 const image = (over: Partial<ImageFacts>): ImageFacts => ({
   path: '/x',
@@ -50,18 +51,16 @@ const volumesSpec = {
   ],
 };
 
-const facts = (over: Partial<HostFacts> = {}): HostFacts => ({
-  nodeArch: 'x64',
-  hypervisorDeviceAvailable: false,
-  blockVolumes: { pvc: true, dv: false },
-  tap0Mtu: 1450,
-  containerDisks: {
-    cd: image({ path: '/x/disk_0.img', format: 'qcow2', virtualSize: 1024n, actualSize: 512n }),
-    cd2: image({ path: '/x/disk_2.img', format: 'raw', virtualSize: 2048n }),
-  },
-  libvirtVersion: '9.0.0',
-  ...over,
-});
+const facts = (over: Partial<HostFacts> = {}): HostFacts =>
+  testHostFacts({
+    blockVolumes: { pvc: true, dv: false },
+    tap0Mtu: 1450,
+    containerDisks: {
+      cd: image({ path: '/x/disk_0.img', format: 'qcow2', virtualSize: 1024n, actualSize: 512n }),
+      cd2: image({ path: '/x/disk_2.img', format: 'raw', virtualSize: 2048n }),
+    },
+    ...over,
+  });
 
 describe('what the host probe must look at', () => {
   it('block candidates are PVCs, ephemeral volumes and data volumes, container disks keep their index', () => {

@@ -6,15 +6,9 @@ import { resolvePaths } from '../../paths.js';
 import { parseVmiRequest } from '../../vmi.js';
 import { buildContext, type HostFacts } from './build-context.js';
 import { checkCrossArchEmulator, crossArchFields } from './cross-arch.js';
+import { testHostFacts } from '../../testing/host-facts.js';
 
-const hostFacts: HostFacts = {
-  nodeArch: 'x64',
-  hypervisorDeviceAvailable: false,
-  blockVolumes: {},
-  tap0Mtu: undefined,
-  containerDisks: {},
-  libvirtVersion: '9.0.0',
-};
+const hostFacts: HostFacts = testHostFacts();
 
 function arm64Vmi() {
   const spec = { architecture: 'arm64', domain: { devices: {}, resources: { requests: { memory: '64Mi' } } } };

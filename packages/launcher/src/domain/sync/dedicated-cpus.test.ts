@@ -8,19 +8,12 @@ import { parseVmiRequest } from '../../vmi.js';
 import { buildContext } from './build-context.js';
 import type { HostFacts } from './build-context.js';
 import { parseCpuList } from './pod-cpuset.js';
+import { testHostFacts } from '../../testing/host-facts.js';
 
 const flags = { ...parseFlags(['--run-root', '/tmp/vlt-dedicated-cpus', '--uid', 'uid-1'], {}), allowEmulation: true };
 const paths = resolvePaths(flags);
 
-const facts = (podCpuSet?: number[]): HostFacts => ({
-  nodeArch: 'x64',
-  hypervisorDeviceAvailable: false,
-  blockVolumes: {},
-  tap0Mtu: undefined,
-  containerDisks: {},
-  libvirtVersion: '9.0.0',
-  podCpuSet,
-});
+const facts = (podCpuSet?: number[]): HostFacts => testHostFacts({ podCpuSet });
 
 function vmi(cpu: Record<string, unknown>) {
   const doc = {

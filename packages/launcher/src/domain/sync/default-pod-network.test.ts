@@ -9,6 +9,7 @@ import { parseVmiRequest } from '../../vmi.js';
 import { buildContext, interfacePlan } from './build-context.js';
 import type { HostFacts } from './build-context.js';
 import { defaultedNetworking } from './default-pod-network.js';
+import { testHostFacts } from '../../testing/host-facts.js';
 
 const flags = {
   ...parseFlags(['--run-root', '/tmp/vlt-default-pod-network', '--uid', 'uid-1', '--run-as-nonroot'], {}),
@@ -16,14 +17,7 @@ const flags = {
 };
 const paths = resolvePaths(flags);
 
-const facts = (tap0Mtu: number | undefined): HostFacts => ({
-  nodeArch: 'x64',
-  hypervisorDeviceAvailable: false,
-  blockVolumes: {},
-  tap0Mtu,
-  containerDisks: {},
-  libvirtVersion: '9.0.0',
-});
+const facts = (tap0Mtu: number | undefined): HostFacts => testHostFacts({ tap0Mtu });
 
 function vmiOf(devices: Record<string, unknown>, networks?: unknown[]) {
   const doc = {

@@ -12,6 +12,7 @@ import { parseVmiRequest } from '../../vmi.js';
 import { buildContext } from './build-context.js';
 import type { HostFacts } from './build-context.js';
 import { hostNumaNodes, parseCapabilitiesTopology } from './host-numa.js';
+import { testHostFacts } from '../../testing/host-facts.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const twoNodes = hostNumaNodes(
@@ -20,15 +21,7 @@ const twoNodes = hostNumaNodes(
 const flags = { ...parseFlags(['--run-root', '/tmp/vlt-measured-facts', '--uid', 'uid-1'], {}), allowEmulation: true };
 const paths = resolvePaths(flags);
 
-const facts = (extra: Partial<HostFacts>): HostFacts => ({
-  nodeArch: 'x64',
-  hypervisorDeviceAvailable: false,
-  blockVolumes: {},
-  tap0Mtu: undefined,
-  containerDisks: {},
-  libvirtVersion: '9.0.0',
-  ...extra,
-});
+const facts = (extra: Partial<HostFacts>): HostFacts => testHostFacts(extra);
 
 function vmi(domain: Record<string, unknown>, volumes: unknown[] = []) {
   const doc = {

@@ -14,6 +14,7 @@ import { buildContext, type HostFacts } from '../build-context.js';
 import { readPciNumaNode, wantsPciNumaNodes, withPciNumaNodes } from './numa-nodes.js';
 import { readHostDevices } from './read.js';
 import { hostDevice } from './wire.js';
+import { testHostFacts } from '../../../testing/host-facts.js';
 
 function vmiJson(cpu: Record<string, unknown>): Buffer {
   return Buffer.from(
@@ -98,20 +99,14 @@ describe('PCI devices’ host NUMA nodes from sysfs', () => {
   async function domainXml(cpu: Record<string, unknown>, options: VirtualMachineOptions | undefined) {
     const json = vmiJson(cpu);
     const flags = { ...parseFlags(['--run-root', sysfs, '--uid', 'uid-numa'], {}), allowEmulation: true };
-    const facts: HostFacts = {
-      nodeArch: 'x64',
-      hypervisorDeviceAvailable: false,
-      blockVolumes: {},
-      tap0Mtu: undefined,
-      containerDisks: {},
-      libvirtVersion: '9.0.0',
+    const facts: HostFacts = testHostFacts({
       podCpuSet: [0, 4],
       hostNumaNodes: [
         { id: 0, cpus: [0, 1], distances: { 0: 10, 1: 20 }, cpuSiblings: [] },
         { id: 1, cpus: [4, 5], distances: { 0: 20, 1: 10 }, cpuSiblings: [] },
       ],
       hostDevices: await readHostDevices(json, sysfs, ENV, wantsPciNumaNodes({ raw: json }, options), sysfs),
-    };
+    });
     const vmi = parseVmiRequest(json);
     const context = buildContext(facts, vmi, options, flags, resolvePaths(flags));
     return { context, xml: (await convertVmi(vmi.raw, context)).domainXml };

@@ -11,6 +11,7 @@ import { parseVmiRequest } from '../../../vmi.js';
 import { buildContext, type HostFacts } from '../build-context.js';
 import { HostDeviceError } from './errors.js';
 import { readHostDevices } from './read.js';
+import { testHostFacts } from '../../../testing/host-facts.js';
 
 const UUID = 'c2177883-f1bb-47f0-914d-32a22e3a8804';
 
@@ -37,15 +38,7 @@ describe('readHostDevices -> buildContext -> converter', () => {
 
   async function convert(json: Buffer, env: Record<string, string>): Promise<string> {
     const flags = { ...parseFlags(['--run-root', root, '--uid', 'uid-hd'], {}), allowEmulation: true };
-    const facts: HostFacts = {
-      nodeArch: 'x64',
-      hypervisorDeviceAvailable: false,
-      blockVolumes: {},
-      tap0Mtu: undefined,
-      containerDisks: {},
-      libvirtVersion: '9.0.0',
-      hostDevices: await readHostDevices(json, root, env),
-    };
+    const facts: HostFacts = testHostFacts({ hostDevices: await readHostDevices(json, root, env) });
     const vmi = parseVmiRequest(json);
     return (await convertVmi(vmi.raw, buildContext(facts, vmi, undefined, flags, resolvePaths(flags)))).domainXml;
   }
