@@ -2,6 +2,7 @@
 // through one copy must hold for lines logged through the other.
 import { afterEach, describe, expect, it } from 'vitest';
 import { log, setLogSink, setVerbosity } from './log.js';
+import type * as LogModule from './log.js';
 
 const stderrSink = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -14,7 +15,7 @@ describe('launcher log settings', () => {
   it('are shared by a second copy of the module (as in the second bundle file)', async () => {
     // A query makes the loader evaluate the module a second time, with its own module state.
     const specifier = './log.js?second-copy';
-    const second = (await import(/* @vite-ignore */ specifier)) as typeof import('./log.js');
+    const second = (await import(/* @vite-ignore */ specifier)) as typeof LogModule;
     expect(second.log).not.toBe(log);
     const lines: string[] = [];
     setLogSink((l) => lines.push(l));

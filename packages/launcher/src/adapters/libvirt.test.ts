@@ -2,11 +2,12 @@
 // matches errors): a LibvirtError must be recognised by the copy that did not load the binding.
 import { describe, expect, it } from 'vitest';
 import { connectLibvirt, hasLibvirtCode } from './libvirt.js';
+import type * as LibvirtAdapter from './libvirt.js';
 
 describe('libvirt adapter', () => {
   it("recognises the binding's errors in a second copy of the module (as in the second bundle file)", async () => {
     const specifier = './libvirt.js?second-copy';
-    const second = (await import(/* @vite-ignore */ specifier)) as typeof import('./libvirt.js');
+    const second = (await import(/* @vite-ignore */ specifier)) as typeof LibvirtAdapter;
     expect(second.hasLibvirtCode).not.toBe(hasLibvirtCode);
     // libvirt's own test driver: a real connection and a real NO_DOMAIN error, no daemon needed.
     const conn = await connectLibvirt('test:///default');
