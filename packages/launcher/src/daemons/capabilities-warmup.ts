@@ -10,8 +10,8 @@
 // QEMU the daemon left when killed is ended by the daemon's clean-up (probe-orphans.ts).
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { log } from '../log.js';
+import { untilSocketExists } from '../main/socket-wait.js';
 
 /** virsh ships beside the daemons (libvirt-clients; KubeVirt's image runs it for the node labeller). */
 export const VIRSH = '/usr/bin/virsh';
@@ -67,12 +67,14 @@ export async function warmQemuCapabilities(
     return outcome;
   };
   if (!(await exists(virsh, constants.X_OK))) return done(false, `${virsh} is not installed`);
-  const deadline = performance.now() + SOCKET_WAIT_MS;
-  while (!(await exists(socketPath, constants.F_OK))) {
-    if (signal?.aborted) return done(false, 'the launcher is stopping');
-    if (performance.now() > deadline) return done(false, `${socketPath} did not appear`);
-    await sleep(SOCKET_POLL_MS);
-  }
+  const stopping = () => signal?.aborted === true;
+  const bound = await untilSocketExists(socketPath, {
+    timeoutMs: SOCKET_WAIT_MS,
+    pollMs: SOCKET_POLL_MS,
+    shouldStop: stopping,
+  });
+  if (stopping()) return done(false, 'the launcher is stopping');
+  if (!bound) return done(false, `${socketPath} did not appear`);
   try {
     await domcapabilities(virsh, uri, env, signal);
     return done(true);

@@ -2,10 +2,8 @@
 // ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket. For a non-root
 // pod (paths.xdg) both run as the launcher's own user in session mode, with the XDG directories that put every
 // file libvirt writes under the pod's private directories, and the URI says /session.
-import { existsSync } from 'node:fs';
 import { access, constants, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { LauncherPaths } from '../paths.js';
 import { writeDaemonConfigs } from './config.js';
 import { SupervisedDaemon } from './supervisor.js';
@@ -14,6 +12,7 @@ import { log } from '../log.js';
 import { killProbeOrphans } from './probe-orphans.js';
 import { warmQemuCapabilities } from './capabilities-warmup.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
+import { untilSocketExists } from '../main/socket-wait.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
 
@@ -69,10 +68,6 @@ export interface LibvirtDaemons {
 
 const VIRTLOGD_WAIT_MS = 10_000;
 
-async function untilExists(path: string, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !existsSync(path) && Date.now() < deadline;) await sleep(10);
-}
-
 export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: string): Promise<LibvirtDaemons> {
   const virtqemud = await findBinary('virtqemud');
   const name = virtqemud ? 'virtqemud' : 'libvirtd';
@@ -124,7 +119,7 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
         .catch(() => undefined)
         .then(() => {
           virtlogd.start();
-          return untilExists(socket, VIRTLOGD_WAIT_MS);
+          return untilSocketExists(socket, { timeoutMs: VIRTLOGD_WAIT_MS }).then(() => undefined);
         });
     }
     return logdReady;

@@ -2,10 +2,9 @@
 // loading: the daemon's handshake then runs beside the load instead of after it, and LibvirtSession adopts the
 // connection (main/libvirt-session.ts). Any failure here yields undefined, never an error: the session then
 // connects with its own retries and reports why it cannot, as it did before this head start existed.
-import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from '../adapters/libvirt.js';
 import { connectLibvirt } from '../adapters/libvirt.js';
+import { untilSocketExists } from './socket-wait.js';
 
 export interface FirstConnectionOptions {
   /** The daemon's socket, polled every 10 ms until it exists (a spawned daemon binds it ~0.1–0.3 s later). */
@@ -15,11 +14,7 @@ export interface FirstConnectionOptions {
 }
 
 export async function firstConnection(uri: string, options: FirstConnectionOptions): Promise<Connection | undefined> {
-  const deadline = Date.now() + options.waitMs;
   const socket = options.socketPath;
-  while (socket && !existsSync(socket)) {
-    if (Date.now() >= deadline) return undefined;
-    await sleep(10);
-  }
+  if (socket && !(await untilSocketExists(socket, { timeoutMs: options.waitMs }))) return undefined;
   return connectLibvirt(uri).catch(() => undefined);
 }

@@ -1,11 +1,11 @@
 // The libvirt connection, kept alive: connect with retry (every 500 ms for 15 s, docs/behaviour.md#start-up),
 // and when the daemon goes away (close event or a failed liveness check) reconnect and re-register the
 // event callbacks. Errors carry the daemon's own stderr through `describeFailure`.
-import { existsSync } from 'node:fs';
 import type { Connection } from '../adapters/libvirt.js';
 import { connectLibvirt } from '../adapters/libvirt.js';
 import { LauncherPanic, errorMessage } from '../errors.js';
 import { log } from '../log.js';
+import { untilSocketExists } from './socket-wait.js';
 
 export interface SessionOptions {
   retryMs?: number;
@@ -56,9 +56,7 @@ export class LibvirtSession {
       return early;
     }
     const socket = this.options.socketPath;
-    while (socket && !existsSync(socket) && Date.now() < deadline && !this.stopped) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    if (socket) await untilSocketExists(socket, { timeoutMs: deadline - Date.now(), shouldStop: () => this.stopped });
     for (;;) {
       try {
         const conn = await connectLibvirt(this.uri);
