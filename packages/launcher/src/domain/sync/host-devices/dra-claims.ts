@@ -27,6 +27,24 @@ export interface ResourceClaimRef {
 
 export type ClaimedDevice = { kind: 'mdev'; uuid: string } | { kind: 'pci'; address: string };
 
+/**
+ * The claim and request names of a device or network that takes its device from a DRA claim; a missing or empty
+ * one is refused naming `<field>.claimName` or `<field>.requestName`, with `why` as the reason.
+ */
+export function claimRequestNames(
+  source: { claimName?: unknown; requestName?: unknown },
+  field: string,
+  why: string,
+): { claimName: string; requestName: string } {
+  for (const key of ['claimName', 'requestName'] as const) {
+    const value = source[key];
+    if (typeof value !== 'string' || value === '') {
+      throw new HostDeviceError(`${field}.${key}`, 'spec', JSON.stringify(value ?? null), why);
+    }
+  }
+  return { claimName: source.claimName as string, requestName: source.requestName as string };
+}
+
 /** A Kubernetes object or request name: the only names that can be a directory the kubelet made, never `..`. */
 const K8S_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 

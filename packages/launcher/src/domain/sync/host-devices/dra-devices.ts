@@ -2,7 +2,7 @@
 // device plugin's `deviceName`), built as KubeVirt's launcher builds them: one device per entry, in VMI order,
 // aliased `dra-gpu-<name>` / `dra-hostdevice-<name>`; a vGPU shows a display as the VMI's display options say,
 // and the first vGPU gets one (with ramfb) when no GPU set any; a PCI device never shows one.
-import { claimedDevice, type ResourceClaimRef } from './dra-claims.js';
+import { claimedDevice, claimRequestNames, type ResourceClaimRef } from './dra-claims.js';
 import { isDraRequest, mdevDisplay, type DeviceRequest } from './device-plugins.js';
 import { HostDeviceError } from './errors.js';
 import { hostDevice, type WireHostDevice } from './wire.js';
@@ -20,18 +20,9 @@ function checked(d: DeviceRequest, field: string): { name: string; claim: string
   if (typeof d.name !== 'string' || d.name === '') {
     throw new HostDeviceError(`${field}.name`, 'spec', JSON.stringify(d.name ?? null), 'a device needs a name');
   }
-  for (const key of ['claimName', 'requestName'] as const) {
-    const value = d[key];
-    if (typeof value !== 'string' || value === '') {
-      throw new HostDeviceError(
-        `${field}.${key}`,
-        'spec',
-        JSON.stringify(value ?? null),
-        `${d.name} has an incomplete claim request: a DRA device needs both claimName and requestName`,
-      );
-    }
-  }
-  return { name: d.name, claim: d.claimName as string, request: d.requestName as string };
+  const why = `${d.name} has an incomplete claim request: a DRA device needs both claimName and requestName`;
+  const { claimName, requestName } = claimRequestNames(d, field, why);
+  return { name: d.name, claim: claimName, request: requestName };
 }
 
 async function listFromClaims(

@@ -2,8 +2,7 @@
 // the VF is the PCI address (`resource.kubernetes.io/pciBusID`) in the claim request's metadata, as KubeVirt's
 // launcher resolves it; the host device is aliased `sriov-<name>` with the interface's guest address and boot
 // order, like a Multus VF, and follows the Multus VFs in the list.
-import { claimedPciAddress, type ResourceClaimRef } from './dra-claims.js';
-import { HostDeviceError } from './errors.js';
+import { claimedPciAddress, claimRequestNames, type ResourceClaimRef } from './dra-claims.js';
 import { sriovHostDevice, type InterfaceRequest } from './sriov.js';
 import type { WireHostDevice } from './wire.js';
 
@@ -24,14 +23,8 @@ export async function sriovFromClaims(
     const claim = spec.networks[n]?.resourceClaim;
     if (claim === undefined || claim === null) continue;
     const claimField = `spec.networks[${n}].resourceClaim`;
-    for (const key of ['claimName', 'requestName'] as const) {
-      const value = claim[key];
-      if (typeof value !== 'string' || value === '') {
-        const why = 'a DRA network needs both claimName and requestName';
-        throw new HostDeviceError(`${claimField}.${key}`, 'spec', JSON.stringify(value ?? null), why);
-      }
-    }
-    const { claimName, requestName } = claim as { claimName: string; requestName: string };
+    const why = 'a DRA network needs both claimName and requestName';
+    const { claimName, requestName } = claimRequestNames(claim, claimField, why);
     const address = await claimedPciAddress(base, spec.resourceClaims, claimName, requestName, claimField);
     devices.push(sriovHostDevice(iface, `spec.domain.devices.interfaces[${i}]`, address));
   }
