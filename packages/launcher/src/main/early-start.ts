@@ -31,12 +31,21 @@ export interface EarlyStart {
   connection: Promise<Connection | undefined>;
 }
 
-export async function timed<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+export async function timed<T>(
+  phase: string,
+  fn: () => Promise<T>,
+  fields: (result: T) => Record<string, unknown> = () => ({}),
+): Promise<T> {
   const started = performance.now();
   const result = await fn();
   // sinceStartMs counts from the process's start (performance's time origin): it shows where start-up goes.
   const now = performance.now();
-  log.info(`phase ${phase} done`, { phase, durationMs: Math.round(now - started), sinceStartMs: Math.round(now) });
+  log.info(`phase ${phase} done`, {
+    phase,
+    durationMs: Math.round(now - started),
+    sinceStartMs: Math.round(now),
+    ...fields(result),
+  });
   return result;
 }
 
@@ -52,9 +61,9 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
   const daemons = flags.libvirtUri
     ? Promise.resolve(undefined)
     : timed('daemons', () => startLibvirtDaemons(paths, logFilters));
-  // The directories are needed by the first Sync, not by the daemons: made once the daemons are spawned, so their
-  // ~40 file operations do not queue before the daemons' own in libuv's thread pool.
-  const makeDirs = () => timed('directories', () => initializeDirs(paths, flags.uid));
+  // The directories are needed by the cmd server and the first Sync, not by the daemons: made once the daemons are
+  // spawned, so their ~40 file operations do not delay the spawn.
+  const makeDirs = () => timed('directories', async () => initializeDirs(paths, flags.uid));
   const dirs = daemons.then(makeDirs, makeDirs);
   // Both are awaited by the main sequence; these only keep a rejection from being reported as unhandled
   // while the rest of the launcher is still loading.
