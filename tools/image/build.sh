@@ -92,6 +92,11 @@ for addon in "$ctx"/app/node_modules/@virt-launcher/*/binding.gyp; do
   mv "$ctx"/addons/*.node "$dir/build/Release/"
 done
 
+# The launcher runs its main bundle through V8's code cache, which V8 takes only from the Node version that wrote
+# it: written again by the image's Node (packages/launcher/src/write-code-cache.ts).
+log "writing the launcher's code cache for Node $node_version"
+"$nodedir/bin/node" "$ctx/app/node_modules/@virt-launcher/launcher/dist/write-code-cache.js" 2>&1 | sed 's/^/  /' >&2
+
 cp "$nodedir/bin/node" "$ctx/node"
 mkdir -p "$ctx/bin" "$ctx/etc/libvirt"
 # /usr/bin paths are the ones virt-controller's pod templates call.

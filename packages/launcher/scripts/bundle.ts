@@ -2,9 +2,11 @@
 // instead of resolving, reading and linking ~170 modules (README, "Start-up"):
 // - dist/cli.js, the first file: the flags, the logger and the early steps (main/early-start.ts), everything the
 //   launcher needs to spawn the libvirt daemons, ~100 KiB. The daemon starts while Node reads the rest.
-// - dist/launcher-main.js: the main sequence (main/launcher.ts) and all it imports, gRPC and the protos among them
-//   (~1.3 MiB), imported by the first file right after the spawn. Both are loaded at start-up, never later, so a
+// - dist/launcher-main.cjs: the main sequence (main/launcher.ts) and all it imports, gRPC and the protos among them
+//   (~1.3 MiB), loaded by the first file right after the spawn. Both are loaded at start-up, never later, so a
 //   dist/ rewritten under a running launcher (another build) cannot make it miss a file it has yet to load.
+//   CommonJS, so that it can run through V8's code cache (main/code-cache.ts): dist/write-code-cache.js writes
+//   dist/launcher-main.cjs.v8-cache once both files are in place.
 // Modules both files use (the logger, the paths) are in each; what crosses between them is passed as arguments
 // (the flags, the early start's handles), never module state (main/launcher.ts sets its logger's verbosity again).
 // Written beside each: a `.positions.json`, which makes every log line's `pos` name the module and line tsc
@@ -16,6 +18,7 @@
 // - the role packages the launcher imports only lazily (after readiness): start-up need not even parse them;
 // - @grpc/proto-loader: grpc-js requires it only for channelz/admin, which the launcher never enables.
 import { build, type Plugin } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -32,6 +35,10 @@ const BANNER =
   MARK +
   " import { createRequire as __vltRequire } from 'node:module'; " +
   'const require = __vltRequire(import.meta.url);';
+// The main bundle is CommonJS: it has a `require` of its own (main/code-cache.ts gives it one).
+const CJS_BANNER = MARK;
+// The parameter main/code-cache.ts passes the main bundle for `import()` (DYNAMIC_IMPORT_PARAMETER there).
+const DYNAMIC_IMPORT = '__vltImport';
 
 export class BundleError extends Error {
   constructor(
@@ -92,22 +99,45 @@ async function unbundledEntry(): Promise<string> {
   return unbundled;
 }
 
-/** tsc's main sequence module (an import of cli.ts) and the second file it becomes. */
+/** tsc's main sequence module (loaded by main/load-main.ts) and the second file it becomes. */
 const mainSequence = join(pkg, 'dist/main/launcher.js');
-const mainBundle = join(pkg, 'dist/launcher-main.js');
+const mainBundle = join(pkg, 'dist/launcher-main.cjs');
+const codeCacheWriter = join(pkg, 'dist/write-code-cache.js');
 // What must never reach the first file: it would make Node parse (and load the builtins of) the whole launcher
 // before the daemon is spawned, which is what the split is for.
 const NOT_IN_FIRST_FILE = ['@grpc/grpc-js', '@bufbuild/protobuf', 'dist/gen/', 'dist/hooks/', 'dist/cmd-server/'];
 
-/** In the first file, the import of the main sequence becomes an import of the second file. */
+/**
+ * In the first file, main/load-main.ts runs the second file (`__VLT_MAIN_BUNDLE__`, defined below); its import of
+ * the unbundled main sequence, the branch tsc's dist takes, stays an import of tsc's module and is never reached.
+ */
 const mainSequenceApart: Plugin = {
   name: 'main-sequence-apart',
   setup(b) {
-    b.onResolve({ filter: /\/main\/launcher\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' ? { path: `./${basename(mainBundle)}`, external: true } : undefined,
+    b.onResolve({ filter: /\/launcher\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith('/main/load-main.js')
+        ? { path: './main/launcher.js', external: true }
+        : undefined,
     );
   },
 };
+
+/**
+ * `import()` in a `vm.Script` needs an experimental option on Node 20 (a warning on stderr): the main bundle's
+ * dynamic imports (only of the external role packages) call the loader's function instead. Each is counted, so
+ * that an `import(` the rewrite missed fails the build instead of the first Sync.
+ */
+function rewriteDynamicImports(code: string, expected: number): string {
+  let found = 0;
+  const rewritten = code.replace(/\bimport\((?=")/g, () => {
+    found += 1;
+    return `${DYNAMIC_IMPORT}(`;
+  });
+  if (found !== expected || /\bimport\(/.test(rewritten)) {
+    throw new BundleError('dist/launcher-main.cjs', `import( x${found}`, `expected ${expected} dynamic imports`);
+  }
+  return rewritten;
+}
 
 interface Bundled {
   code: Uint8Array;
@@ -115,31 +145,44 @@ interface Bundled {
   inputs: string[];
 }
 
-async function bundle(input: string, outfile: string, external: string[], plugins: Plugin[]): Promise<Bundled> {
+interface BundleOptions {
+  external: string[];
+  plugins?: Plugin[];
+  format: 'esm' | 'cjs';
+  define?: Record<string, string>;
+}
+
+async function bundle(input: string, outfile: string, o: BundleOptions): Promise<Bundled> {
   const result = await build({
     entryPoints: [input],
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: o.format,
     target: 'node20',
-    external,
-    banner: { js: BANNER },
+    external: o.external,
+    define: o.define,
+    banner: { js: o.format === 'esm' ? BANNER : CJS_BANNER },
     sourcemap: 'external',
     sourcesContent: false,
     outfile,
     write: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [withoutInputSourceMaps, ...plugins],
+    plugins: [withoutInputSourceMaps, ...(o.plugins ?? [])],
   });
-  const code = result.outputFiles.find((f) => f.path === outfile);
+  const out = result.outputFiles.find((f) => f.path === outfile);
   const map = result.outputFiles.find((f) => f.path === `${outfile}.map`);
-  if (!code || !map) throw new BundleError('outputs', result.outputFiles.map((f) => f.path).join(','), 'incomplete');
-  const built = buildPositionMap(JSON.parse(map.text) as SourceMapV3, { keep: ownSource, code: code.text });
+  if (!out || !map) throw new BundleError('outputs', result.outputFiles.map((f) => f.path).join(','), 'incomplete');
+  const dynamicImports = Object.values(result.metafile.outputs)
+    .flatMap((m) => m.imports)
+    .filter((i) => i.kind === 'dynamic-import' && i.external).length;
+  const text = o.format === 'cjs' ? rewriteDynamicImports(out.text, dynamicImports) : out.text;
+  const code = new TextEncoder().encode(text);
+  const built = buildPositionMap(JSON.parse(map.text) as SourceMapV3, { keep: ownSource, code: text });
   // The entry's lines are cli.js's lines, as the unbundled launcher logs them.
   const files = built.files.map((f) => (f === basename(unbundled) ? basename(entry) : f));
   const inputs = Object.keys(result.metafile.inputs);
-  return { code: code.contents, positions: { ...built, files, bundleBytes: code.contents.length }, inputs };
+  return { code, positions: { ...built, files, bundleBytes: code.length }, inputs };
 }
 
 /** Written aside and renamed: a launcher starting meanwhile (another test) reads the old file or the new, whole. */
@@ -153,7 +196,12 @@ async function install(outfile: string, b: Bundled): Promise<void> {
 async function main(): Promise<void> {
   const input = await unbundledEntry();
   const external = [...(await packagesWithAddons()), ...LAZY_ROLES, ...NEVER_LOADED];
-  const first = await bundle(input, entry, external, [mainSequenceApart]);
+  const first = await bundle(input, entry, {
+    external,
+    format: 'esm',
+    plugins: [mainSequenceApart],
+    define: { __VLT_MAIN_BUNDLE__: JSON.stringify(`./${basename(mainBundle)}`) },
+  });
   const leaked = first.inputs.filter((i) => NOT_IN_FIRST_FILE.some((n) => i.includes(n)));
   if (leaked.length > 0) {
     throw new BundleError(
@@ -162,13 +210,16 @@ async function main(): Promise<void> {
       'the first file must not load these (main/early-start.ts)',
     );
   }
-  const second = await bundle(mainSequence, mainBundle, external, []);
-  // The second file first: a first file on disk always finds the second it imports.
+  const second = await bundle(mainSequence, mainBundle, { external, format: 'cjs' });
+  // The second file first: a first file on disk always finds the second it loads. The old cache cannot fit the
+  // new bundle (V8 would refuse it); it goes before the bundle changes, the new one is written once both are in.
+  await rm(`${mainBundle}.v8-cache`, { force: true });
   await install(mainBundle, second);
   await install(entry, first);
+  execFileSync(process.execPath, [codeCacheWriter], { stdio: ['ignore', 'inherit', 'inherit'] });
   const kib = (b: Bundled) => `${(b.code.length / 1024).toFixed(0)} KiB`;
   process.stderr.write(
-    `bundle: dist/cli.js ${kib(first)} (${first.inputs.length} modules), dist/launcher-main.js ${kib(second)} ` +
+    `bundle: dist/cli.js ${kib(first)} (${first.inputs.length} modules), dist/launcher-main.cjs ${kib(second)} ` +
       `(${second.inputs.length} modules), external: ${external.join(', ')}\n`,
   );
 }

@@ -1,8 +1,8 @@
 // The shipped entry point is two esbuild bundles (scripts/bundle.ts): a small first file that spawns the daemons and
-// the main sequence it imports. Together they must log what the unbundled program logs, `pos` included, and leave
-// every package with a native addon to load from its own files.
+// the main sequence it runs through V8's code cache. Together they must log what the unbundled program logs, `pos`
+// included, and leave every package with a native addon to load from its own files.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,27 +10,27 @@ import { describe, expect, it } from 'vitest';
 import { cliPath } from './testing/launcher-process.js';
 
 const unbundledPath = resolve(cliPath, '../cli.unbundled.js');
-const mainPath = resolve(cliPath, '../launcher-main.js');
+const mainPath = resolve(cliPath, '../launcher-main.cjs');
 const packagesDir = resolve(cliPath, '../../..');
 
 /** Runs the launcher on libvirt's test driver until it gives up waiting for a domain; its log lines as pos + msg. */
-async function logOf(entry: string): Promise<{ status: number | null; lines: string[] }> {
+async function logOf(entry: string): Promise<{ status: number | null; lines: string[]; codeCache: unknown }> {
   const root = await mkdtemp(join(tmpdir(), 'vlt-launcher-bundle-'));
   try {
     const args = ['--run-root', root, '--libvirt-uri', 'test:///default', '--name', 'none', '--qemu-timeout', '1s'];
     const r = spawnSync(process.execPath, [entry, ...args], { encoding: 'utf8', timeout: 60_000 });
-    const lines = r.stderr
+    const logged = r.stderr
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { pos: string; msg: string })
-      .map((l) => `${l.pos.replace(/^cli\.unbundled\.js:/, 'cli.js:')} ${l.msg}`);
-    return { status: r.status, lines };
+      .map((l) => JSON.parse(l) as { pos: string; msg: string; codeCache?: unknown });
+    const lines = logged.map((l) => `${l.pos.replace(/^cli\.unbundled\.js:/, 'cli.js:')} ${l.msg}`);
+    return { status: r.status, lines, codeCache: logged.find((l) => l.msg === 'phase load done')?.codeCache };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
 }
 
-describe('the bundled launcher (dist/cli.js, dist/launcher-main.js)', () => {
+describe('the bundled launcher (dist/cli.js, dist/launcher-main.cjs)', () => {
   it('is two bundles with position maps, and leaves every package with a native addon outside', () => {
     const withAddons = readdirSync(packagesDir).filter((d) => existsSync(join(packagesDir, d, 'binding.gyp')));
     expect(withAddons).toContain('libvirt');
@@ -42,12 +42,12 @@ describe('the bundled launcher (dist/cli.js, dist/launcher-main.js)', () => {
       expect(code).not.toMatch(/build\/Release\/[\w-]+\.node/);
       for (const dir of withAddons) {
         const { name } = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string };
-        if (code.includes(name)) expect(code).toMatch(new RegExp(`(from|import\\()\\s*"${name}"`));
+        if (code.includes(name)) expect(code).toMatch(new RegExp(`(from|import\\(|__vltImport\\()\\s*"${name}"`));
       }
     }
   });
 
-  it('keeps gRPC, the protos and the main sequence out of the first file, which imports the second', () => {
+  it('keeps gRPC, the protos and the main sequence out of the first file, which runs the second', () => {
     const first = readFileSync(cliPath, 'utf8');
     const second = readFileSync(mainPath, 'utf8');
     // esbuild names each bundled module in a comment: the first file must not contain what the daemon's spawn
@@ -56,7 +56,10 @@ describe('the bundled launcher (dist/cli.js, dist/launcher-main.js)', () => {
       expect(first).not.toContain(heavy);
       expect(second).toContain(heavy);
     }
-    expect(first).toMatch(/import\("\.\/launcher-main\.js"\)/);
+    expect(first).toContain('"./launcher-main.cjs"');
+    // Every import( of the second file goes through the loader's function (no vm option, no warning on stderr).
+    expect(second).not.toMatch(/\bimport\(/);
+    expect(second).toMatch(/__vltImport\("@virt-launcher\/converter"\)/);
     expect(first.length).toBeLessThan(second.length / 10);
   });
 
@@ -71,5 +74,9 @@ describe('the bundled launcher (dist/cli.js, dist/launcher-main.js)', () => {
     expect(server[line - 1]).toContain('Marked as ready');
     // The phases finish in another order when the bundle loads faster: compare as sets of lines.
     expect([...bundled.lines].sort()).toEqual([...unbundled.lines].sort());
+    // The build's cache fits this Node and the launcher's V8 flags: V8 took it (a refused one says 'rejected').
+    expect(bundled.codeCache).toBe('accepted');
+    expect(unbundled.codeCache).toBe('unbundled');
+    expect(statSync(`${mainPath}.v8-cache`).mode & 0o777).toBe(0o644);
   });
 });

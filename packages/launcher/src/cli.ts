@@ -12,6 +12,7 @@ import { parseFlags, usage, wantsHelp } from './flags.js';
 import { log, setVerbosity } from './log.js';
 import { errorMessage } from './errors.js';
 import { startEarly, timed } from './main/early-start.js';
+import { loadMainSequence } from './main/load-main.js';
 import { isStoppedBySignal } from './main/signals.js';
 
 async function main(): Promise<void> {
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     const early = startEarly(flags);
     await early.daemons;
     await early.binding;
-    const { runLauncher } = await timed('load', () => import('./main/launcher.js'));
+    const { runLauncher } = await timed('load', loadMainSequence, (m) => ({ codeCache: m.codeCache }));
     await runLauncher(flags, early);
     log.info('Exiting...');
     process.exit(0);

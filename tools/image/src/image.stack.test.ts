@@ -148,6 +148,8 @@ describe('launcher image', () => {
     const l = startImageLauncher(image.rootfs, image.config.config?.Env ?? [], args);
     try {
       await l.waitForLine(/"msg":"Marked as ready"/, 120_000);
+      // The code cache was written by the image's Node at build time (build.sh): V8 took it.
+      expect(l.lines.find((line) => line.includes('"msg":"phase load done"'))).toContain('"codeCache":"accepted"');
       const connected = l.lines.find((line) => line.includes('"msg":"Connected to libvirt daemon"'));
       expect(connected).toContain('qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock');
       // connectLauncher dials launcher-sock and calls Info: the cmd server of the image's launcher answers.

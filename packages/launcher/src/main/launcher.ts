@@ -29,6 +29,9 @@ import { startGuestAgent } from '../agent/wiring.js';
 import { followQemuLog } from '../daemons/qemu-log.js';
 import { relayFirmwareLogOrWarn } from '../daemons/firmware-log.js';
 
+// For write-code-cache.ts, which runs this bundle once at build time (main/code-cache.ts).
+export { exerciseStartUpPaths } from './code-cache-training.js';
+
 interface Running {
   flags: LauncherFlags;
   paths: LauncherPaths;

@@ -1,0 +1,79 @@
+// The main sequence's bundle (dist/launcher-main.cjs) is run through V8's code cache: Node 20 keeps no compiled
+// code for ES modules between runs, so every start parsed and compiled the 1.3 MiB bundle again (~20-25 ms of the
+// launcher's main thread before ready, bench/DESIGN.md). A CommonJS bundle run as a `vm.Script` can take
+// `cachedData`: bytecode written at build time by write-code-cache.ts after a training run, so the functions the
+// start-up calls (gRPC's server, HTTP/2, the protos) are not compiled again either.
+//
+// V8 checks a cache against its own version, its flags and the source; a cache that does not fit (another Node,
+// a rebuilt bundle) is rejected and the bundle is compiled as before, only slower. `codeCache` says which it was.
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { Script } from 'node:vm';
+
+/** What happened to the cache: used, refused by V8 (it did not fit), or none beside the bundle. */
+export type CodeCacheUse = 'accepted' | 'rejected' | 'absent';
+
+/**
+ * Runs `import()` for the bundle: inside a `vm.Script`, `import()` needs an experimental vm option on Node 20 (a
+ * warning on stderr, the log stream), so the build rewrites the bundle's dynamic imports into calls of this
+ * function, given by an ES module that resolves from the same directory.
+ */
+export type DynamicImport = (specifier: string) => Promise<unknown>;
+
+/** The parameter the build renames the bundle's `import(` to (scripts/bundle.ts). */
+export const DYNAMIC_IMPORT_PARAMETER = '__vltImport';
+
+export interface CommonJsRun<T> {
+  exports: T;
+  codeCache: CodeCacheUse;
+  script: Script;
+}
+
+/** The cache beside a bundle. */
+export const codeCachePath = (bundle: string): string => `${bundle}.v8-cache`;
+
+// One line, no newline: the bundle's line numbers stay as they are, and with them its position map (log `pos`).
+const WRAPPER_HEAD = `(function (exports, require, module, __filename, __dirname, ${DYNAMIC_IMPORT_PARAMETER}) {`;
+const WRAPPER_TAIL = '\n})';
+
+function readCache(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compiles (through the cache when one fits) and runs a CommonJS bundle; returns its exports. */
+export function runCommonJsBundle<T>(file: string, dynamicImport: DynamicImport): CommonJsRun<T> {
+  const source = readFileSync(file, 'utf8');
+  const cachedData = readCache(codeCachePath(file));
+  const script = new Script(WRAPPER_HEAD + source + WRAPPER_TAIL, { filename: file, cachedData });
+  const codeCache: CodeCacheUse = !cachedData ? 'absent' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  const module = { exports: {} as T };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, createRequire(file), module, file, dirname(file), dynamicImport);
+  return { exports: module.exports, codeCache, script };
+}
+
+/**
+ * Writes the cache beside a bundle: runs it, lets `train` call what the start-up calls, then saves the bytecode of
+ * everything compiled so far. Written aside and renamed (a launcher starting meanwhile reads the old or the new),
+ * mode 0644: the launcher may run as any user. Must run with the V8 flags the launcher runs with.
+ */
+export async function writeCodeCache<T>(
+  file: string,
+  dynamicImport: DynamicImport,
+  train: (exports: T) => Promise<void>,
+): Promise<number> {
+  const target = codeCachePath(file);
+  const tmp = `${target}.tmp`;
+  const { exports, script } = runCommonJsBundle<T>(file, dynamicImport);
+  await train(exports);
+  const data = script.createCachedData();
+  rmSync(tmp, { force: true }); // a leftover of an interrupted run keeps its own mode otherwise
+  writeFileSync(tmp, data, { mode: 0o644 });
+  renameSync(tmp, target);
+  return data.length;
+}
