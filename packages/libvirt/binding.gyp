@@ -22,6 +22,12 @@
       "cflags_cc!": ["-fno-exceptions"],
       "defines!": ["NAPI_DISABLE_CPP_EXCEPTIONS"],
       "libraries": ["<!@(pkg-config --libs libvirt libvirt-qemu)"]
+    },
+    {
+      "target_name": "virt_preload",
+      "sources": ["native/preload.c"],
+      "cflags": ["-std=c11", "-Wall", "-Wextra"],
+      "libraries": ["-ldl"]
     }
   ]
 }
