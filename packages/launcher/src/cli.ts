@@ -29,12 +29,11 @@ async function main(): Promise<void> {
   }
   setVerbosity(flags.verbosity);
   try {
-    // Spawn the libvirt daemons first, then load the binding, which starts the handshake with the daemon, then gRPC
-    // and the protos while the handshake runs: a static import of the main sequence would make the daemons wait for
-    // all of that to be parsed, and loading both at once would finish the binding (and the handshake) last.
+    // Spawn the libvirt daemons first, then load gRPC, the protos and the main sequence while a worker thread maps
+    // the binding's libraries (early-start.ts); the binding and the handshake with the daemon follow. A static
+    // import of the main sequence would make the daemons wait for all of it to be parsed.
     const early = startEarly(flags);
     await early.daemons;
-    await early.binding;
     const { runLauncher } = await timed('load', loadMainSequence, (m) => ({ codeCache: m.codeCache }));
     await runLauncher(flags, early);
     log.info('Exiting...');

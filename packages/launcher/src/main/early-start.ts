@@ -69,8 +69,18 @@ export function startEarly(flags: LauncherFlags): EarlyStart {
   // while the rest of the launcher is still loading.
   daemons.catch(() => undefined);
   dirs.catch(() => undefined);
-  // The binding loads once the daemons are spawned, so their start overlaps it; the handshake follows at once.
-  const binding = daemons.then(
+  // Once the daemons are spawned (not before: a fork while another thread is inside the dynamic loader can wait
+  // for it), a worker thread maps the binding's ~58 libraries while this thread loads the main sequence; the
+  // binding then loads in a few ms and the handshake follows at once. A failed preload is only logged: loading
+  // the binding reports what is missing.
+  const libraries = daemons.then(
+    () =>
+      timed('libraries', () =>
+        import('@virt-launcher/libvirt/preload').then(({ preloadLibraries }) => preloadLibraries()),
+      ).catch((err: unknown) => log.debug('preloading the libvirt libraries failed', { reason: String(err) })),
+    () => undefined,
+  );
+  const binding = libraries.then(
     () => timed('binding', preloadLibvirt).then(() => undefined),
     () => undefined,
   );
