@@ -24,6 +24,7 @@ import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildPositionMap, positionMapPath, type SourceMapV3 } from '@virt-launcher/shared';
+import { BUNDLE_HEAD, BUNDLE_TAIL, DYNAMIC_IMPORT_PARAMETER } from '../src/main/code-cache.js';
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(pkg, 'dist/cli.js');
@@ -35,10 +36,8 @@ const BANNER =
   MARK +
   " import { createRequire as __vltRequire } from 'node:module'; " +
   'const require = __vltRequire(import.meta.url);';
-// The main bundle is CommonJS: it has a `require` of its own (main/code-cache.ts gives it one).
-const CJS_BANNER = MARK;
-// The parameter main/code-cache.ts passes the main bundle for `import()` (DYNAMIC_IMPORT_PARAMETER there).
-const DYNAMIC_IMPORT = '__vltImport';
+// The main bundle is CommonJS inside one function expression (main/code-cache.ts gives it `require` and the rest).
+const CJS_BANNER = `${MARK} ${BUNDLE_HEAD}`;
 
 export class BundleError extends Error {
   constructor(
@@ -131,7 +130,7 @@ function rewriteDynamicImports(code: string, expected: number): string {
   let found = 0;
   const rewritten = code.replace(/\bimport\((?=")/g, () => {
     found += 1;
-    return `${DYNAMIC_IMPORT}(`;
+    return `${DYNAMIC_IMPORT_PARAMETER}(`;
   });
   if (found !== expected || /\bimport\(/.test(rewritten)) {
     throw new BundleError('dist/launcher-main.cjs', `import( x${found}`, `expected ${expected} dynamic imports`);
@@ -162,6 +161,7 @@ async function bundle(input: string, outfile: string, o: BundleOptions): Promise
     external: o.external,
     define: o.define,
     banner: { js: o.format === 'esm' ? BANNER : CJS_BANNER },
+    footer: o.format === 'esm' ? undefined : { js: BUNDLE_TAIL },
     sourcemap: 'external',
     sourcesContent: false,
     outfile,

@@ -2,7 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { codeCachePath, DYNAMIC_IMPORT_PARAMETER, runCommonJsBundle, writeCodeCache } from './code-cache.js';
+import {
+  BUNDLE_HEAD,
+  BUNDLE_TAIL,
+  codeCachePath,
+  DYNAMIC_IMPORT_PARAMETER,
+  NotABundleError,
+  runCommonJsBundle,
+  writeCodeCache,
+} from './code-cache.js';
 
 interface Probe {
   answer: () => number;
@@ -12,17 +20,18 @@ interface Probe {
   failsAtLine: () => void;
 }
 
-// A bundle as the build writes it: CommonJS, `require` for builtins, `__vltImport(` where `import(` was. Line 6 throws.
+// A bundle as the build writes it: CommonJS in one function expression whose head shares the first line,
+// `require` for builtins, `__vltImport(` where `import(` was. Line 6 throws.
 const bundleSource = (answer: number) =>
   [
-    '/* test bundle */',
+    `/* test bundle */ ${BUNDLE_HEAD}`,
     `const { sep } = require('node:path');`,
     `module.exports.answer = () => ${answer};`,
     `module.exports.where = __filename;`,
     `module.exports.builtin = sep;`,
     `module.exports.failsAtLine = () => { throw new Error('at line 6'); };`,
     `module.exports.imported = () => ${DYNAMIC_IMPORT_PARAMETER}('some-package');`,
-  ].join('\n');
+  ].join('\n') + BUNDLE_TAIL;
 
 describe('runCommonJsBundle and writeCodeCache', () => {
   let dir: string;
@@ -90,6 +99,11 @@ describe('runCommonJsBundle and writeCodeCache', () => {
     const run = runCommonJsBundle<Probe>(file, dynamicImport);
     expect(run.codeCache).toBe('rejected');
     expect(run.exports.answer()).toBe(42);
+  });
+
+  it('refuses a file that is not one function expression (a plain script)', () => {
+    writeFileSync(file, "'use strict';\nconst answer = 1;\n");
+    expect(() => runCommonJsBundle<Probe>(file, dynamicImport)).toThrow(NotABundleError);
   });
 
   it('replaces a leftover temporary file of an interrupted write, whatever its mode', async () => {
