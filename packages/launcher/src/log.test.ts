@@ -1,4 +1,4 @@
-// The bundled launcher holds log.ts twice (dist/cli.js and dist/launcher-main.js): the settings the CLI makes
+// The bundled launcher holds log.ts twice (dist/cli.js and dist/launcher-main.cjs): the settings the CLI makes
 // through one copy must hold for lines logged through the other.
 import { afterEach, describe, expect, it } from 'vitest';
 import { log, setLogSink, setVerbosity } from './log.js';

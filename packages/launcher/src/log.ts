@@ -10,7 +10,7 @@ interface LogSettings {
 }
 
 // One settings object per process, not per copy of this module: the bundled launcher holds this module twice
-// (dist/cli.js and dist/launcher-main.js, scripts/bundle.ts), and a verbosity set by the CLI must hold in both.
+// (dist/cli.js and dist/launcher-main.cjs, scripts/bundle.ts), and a verbosity set by the CLI must hold in both.
 const SETTINGS = Symbol.for('virt-launcher.log-settings');
 const registry = globalThis as typeof globalThis & { [SETTINGS]?: LogSettings };
 const settings: LogSettings = (registry[SETTINGS] ??= {

@@ -1,4 +1,4 @@
-// The bundled launcher holds this adapter twice (dist/cli.js loads the binding and connects, dist/launcher-main.js
+// The bundled launcher holds this adapter twice (dist/cli.js loads the binding and connects, dist/launcher-main.cjs
 // matches errors): a LibvirtError must be recognised by the copy that did not load the binding.
 import { describe, expect, it } from 'vitest';
 import { connectLibvirt, hasLibvirtCode } from './libvirt.js';

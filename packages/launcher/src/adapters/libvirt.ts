@@ -58,7 +58,7 @@ interface FaceState {
 }
 
 // One state per process, not per copy of this module: the bundled launcher holds this module twice (dist/cli.js
-// loads the binding and connects, dist/launcher-main.js matches the errors; scripts/bundle.ts).
+// loads the binding and connects, dist/launcher-main.cjs matches the errors; scripts/bundle.ts).
 const FACE = Symbol.for('virt-launcher.libvirt-face');
 const registry = globalThis as typeof globalThis & { [FACE]?: FaceState };
 const face: FaceState = (registry[FACE] ??= {});

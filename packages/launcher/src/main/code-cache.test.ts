@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,8 +95,25 @@ describe('runCommonJsBundle and writeCodeCache', () => {
     expect(run.exports.answer()).toBe(7);
   });
 
-  it('refuses a cache that is not V8 code (a truncated or foreign file) and runs the bundle', () => {
-    writeFileSync(codeCachePath(file), Buffer.from('not a code cache'));
+  it('refuses the cache of another bundle of the same length (V8 itself compares only the length)', async () => {
+    await writeCodeCache<Probe>(file, dynamicImport, async (exports) => void exports.answer());
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, bundleSource(43));
+    expect(readFileSync(file, 'utf8').length).toBe(before.length);
+    const run = runCommonJsBundle<Probe>(file, dynamicImport);
+    expect(run.codeCache).toBe('rejected');
+    expect(run.exports.answer()).toBe(43);
+  });
+
+  it('refuses a cache file that is too short to hold a digest', () => {
+    writeFileSync(codeCachePath(file), Buffer.from('short'));
+    expect(runCommonJsBundle<Probe>(file, dynamicImport).codeCache).toBe('rejected');
+  });
+
+  it('refuses a cache that is not V8 code behind the right digest (V8 itself refuses it) and runs the bundle', () => {
+    // Made by hand: a compile in this process would let V8 take the script from its own in-memory cache.
+    const digest = createHash('sha256').update(readFileSync(file)).digest();
+    writeFileSync(codeCachePath(file), Buffer.concat([digest, Buffer.from('not a code cache')]));
     const run = runCommonJsBundle<Probe>(file, dynamicImport);
     expect(run.codeCache).toBe('rejected');
     expect(run.exports.answer()).toBe(42);

@@ -4,8 +4,12 @@
 // `cachedData`: bytecode written at build time by write-code-cache.ts after a training run, so the functions the
 // start-up calls (gRPC's server, HTTP/2, the protos) are not compiled again either.
 //
-// V8 checks a cache against its own version, its flags and the source; a cache that does not fit (another Node,
-// a rebuilt bundle) is rejected and the bundle is compiled as before, only slower. `codeCache` says which it was.
+// V8 checks a cache against its own version and flags, but of the source only its length: the cache file starts
+// with the SHA-256 of the bundle it was made from, and a cache of another bundle is never handed to V8. A cache that
+// does not fit (another Node, other flags, a rebuilt bundle) is rejected and the bundle is compiled as before, only
+// slower. `codeCache` says which it was.
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -50,19 +54,32 @@ export class NotABundleError extends Error {
   }
 }
 
-function readCache(path: string): Buffer | undefined {
+const DIGEST_BYTES = 32;
+const digestOf = (bundle: Buffer): Buffer => createHash('sha256').update(bundle).digest();
+
+/** The cache's V8 data if the cache file was made from this very bundle; undefined if there is none. */
+function readCache(path: string, bundle: Buffer): { data?: Buffer; stale: boolean } {
+  let file: Buffer;
   try {
-    return readFileSync(path);
+    file = readFileSync(path);
   } catch {
-    return undefined;
+    return { stale: false };
   }
+  const made = file.subarray(0, DIGEST_BYTES);
+  if (file.length <= DIGEST_BYTES || !made.equals(digestOf(bundle))) return { stale: true };
+  return { data: file.subarray(DIGEST_BYTES), stale: false };
 }
+
+/** The bundle's text; esbuild writes ASCII (non-ASCII is escaped), which latin1 decodes faster than UTF-8. */
+const textOf = (bundle: Buffer): string => bundle.toString(isAscii(bundle) ? 'latin1' : 'utf8');
 
 /** Compiles (through the cache when one fits) and runs a CommonJS bundle; returns its exports. */
 export function runCommonJsBundle<T>(file: string, dynamicImport: DynamicImport): CommonJsRun<T> {
-  const cachedData = readCache(codeCachePath(file));
-  const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData });
-  const codeCache: CodeCacheUse = !cachedData ? 'absent' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  const bundle = readFileSync(file);
+  const cache = readCache(codeCachePath(file), bundle);
+  const script = new Script(textOf(bundle), { filename: file, cachedData: cache.data });
+  const codeCache: CodeCacheUse =
+    cache.stale || script.cachedDataRejected ? 'rejected' : cache.data ? 'accepted' : 'absent';
   const module = { exports: {} as T };
   const run: unknown = script.runInThisContext();
   if (typeof run !== 'function') throw new NotABundleError(file);
@@ -91,7 +108,7 @@ export async function writeCodeCache<T>(
   const tmp = `${target}.tmp`;
   const { exports, script } = runCommonJsBundle<T>(file, dynamicImport);
   await train(exports);
-  const data = script.createCachedData();
+  const data = Buffer.concat([digestOf(readFileSync(file)), script.createCachedData()]);
   rmSync(tmp, { force: true }); // a leftover of an interrupted run keeps its own mode otherwise
   writeFileSync(tmp, data, { mode: 0o644 });
   renameSync(tmp, target);

@@ -1,7 +1,7 @@
 // The first steps of the main sequence, kept free of gRPC, protobuf and the libvirt binding: the libvirt
 // daemons are spawned before Node has parsed any of those, so the daemon's own start-up (~160 ms) runs while
 // this process loads the rest (docs/behaviour.md#start-up; the observable order of milestones is unchanged).
-// The build bundles this module and cli.ts into dist/cli.js apart from the main sequence (dist/launcher-main.js,
+// The build bundles this module and cli.ts into dist/cli.js apart from the main sequence (dist/launcher-main.cjs,
 // scripts/bundle.ts): nothing here may import gRPC, the protos or the hook sidecars' client, or the first file
 // grows back to the size of the whole launcher.
 import type { LauncherFlags } from '../flags.js';

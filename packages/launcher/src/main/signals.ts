@@ -16,7 +16,7 @@ export class StoppedBySignal extends Error {
 }
 
 /**
- * By name, not instanceof: the bundled launcher's main sequence (dist/launcher-main.js) holds its own copy of the
+ * By name, not instanceof: the bundled launcher's main sequence (dist/launcher-main.cjs) holds its own copy of the
  * class, so the error it throws is not an instance of the copy in the first file (scripts/bundle.ts).
  */
 export function isStoppedBySignal(err: unknown): err is StoppedBySignal {
