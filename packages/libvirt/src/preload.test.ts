@@ -9,12 +9,14 @@ import { LIBVIRT_CLIENT_LIBRARIES, PreloadError, preloadLibraries } from './prel
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Runs `body` (ESM, with `preloadLibraries` and `mapped()` in scope) in a new Node process; its stdout lines. */
+/** Runs `body` (ESM, with `preloadLibraries`, `mapped()` and `say()` in scope) in a new Node process; its stdout lines. */
 async function inFreshProcess(body: string): Promise<string[]> {
   const script = [
     `import { readFileSync } from 'node:fs';`,
     `import { preloadLibraries } from ${JSON.stringify(join(here, 'preload.ts'))};`,
     `const mapped = () => /\\/libvirt\\.so\\.0/.test(readFileSync('/proc/self/maps', 'utf8'));`,
+    // Plain text, not console.log: with FORCE_COLOR set (nx, CI) console.log colours booleans.
+    `const say = (...words) => process.stdout.write(words.join(' ') + '\\n');`,
     body,
   ].join('\n');
   const r = await execa('node', ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 60_000 });
@@ -25,14 +27,14 @@ describe('preloadLibraries', () => {
   it('maps libvirt in the calling process, after which the binding loads and answers', async () => {
     const lines = await inFreshProcess(
       [
-        `console.log('before', mapped());`,
+        `say('before', mapped());`,
         `const pending = preloadLibraries();`,
-        `console.log('promise', pending instanceof Promise);`,
+        `say('promise', pending instanceof Promise);`,
         `await pending;`,
-        `console.log('after', mapped());`,
+        `say('after', mapped());`,
         `const { connect } = await import(${JSON.stringify(join(here, 'index.ts'))});`,
         `const conn = await connect('test:///default');`,
-        `console.log('binding', /^\\d+\\.\\d+\\.\\d+$/.test(await conn.getLibVersion()));`,
+        `say('binding', /^\\d+\\.\\d+\\.\\d+$/.test(await conn.getLibVersion()));`,
         `await conn.close();`,
       ].join('\n'),
     );
