@@ -31,4 +31,4 @@ export { qemuOnlyDriverEnv } from './daemons/driver-dir.js';
 export type { DriverDirChoice } from './daemons/driver-dir.js';
 // A pod's PID namespace ends the QEMU capability probes its daemon daemonized; a harness that SIGKILLs a launcher in
 // a private root ends them with these (read the tree's namespaces before the kill, sweep them after).
-export { foreignMountNamespaces, killProbesIn } from './daemons/probe-orphans.js';
+export { foreignMountNamespaces, killAllIn, killProbesIn } from './daemons/probe-orphans.js';

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { connectLauncher, foreignMountNamespaces, killProbesIn, qemuOnlyDriverEnv } from '@virt-launcher/launcher';
+import { connectLauncher, foreignMountNamespaces, killAllIn, qemuOnlyDriverEnv } from '@virt-launcher/launcher';
 import type { BenchResult as Result } from '../src/suite-result.js';
 import {
   describeProcesses,
@@ -67,7 +67,7 @@ async function descendants(pid: number): Promise<number[]> {
   return out;
 }
 
-/** Ends a pod: its process tree, its guests (pid files), then its daemon's capability probes (nobody's children). */
+/** Ends a pod: its process tree, its guests (pid files), then whatever is left in its mount namespace (probes). */
 async function killAll(child: ChildProcess, root: string): Promise<void> {
   const pid = child.pid ?? 0;
   const tree = [...(await descendants(pid)).reverse(), pid];
@@ -90,7 +90,7 @@ async function killAll(child: ChildProcess, root: string): Promise<void> {
       }
     }
   }
-  await killProbesIn(namespaces);
+  await killAllIn(namespaces);
   await sleep(200);
 }
 

@@ -37,13 +37,17 @@ export function isProbeArgv(argv: readonly string[]): boolean {
 
 /** PIDs of QEMU capability probes living in one of `mountNamespaces` (readlink of /proc/PID/ns/mnt) and started
  * no earlier than `startedAfterTicks` (clock ticks since boot, /proc/PID/stat's starttime). */
-export async function findProbesIn(mountNamespaces: ReadonlySet<string>, startedAfterTicks = 0): Promise<number[]> {
+export function findProbesIn(mountNamespaces: ReadonlySet<string>, startedAfterTicks = 0): Promise<number[]> {
+  return findIn(mountNamespaces, (info) => isProbeArgv(info.argv) && info.startTicks >= startedAfterTicks);
+}
+
+async function findIn(mountNamespaces: ReadonlySet<string>, wanted: (info: ProcInfo) => boolean): Promise<number[]> {
   const found: number[] = [];
   if (mountNamespaces.size === 0) return found;
   for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     const info = await readProc(Number(entry));
-    if (!info || !isProbeArgv(info.argv) || info.startTicks < startedAfterTicks) continue;
+    if (!info || !wanted(info)) continue;
     const ns = await readlink(`/proc/${entry}/ns/mnt`).catch(() => '');
     if (mountNamespaces.has(ns)) found.push(info.pid);
   }
@@ -93,11 +97,24 @@ const MAX_SWEEPS = 20;
  * A daemon killed a moment ago may have a child that has not exec'd QEMU yet, or a probe still forking into the
  * background (-daemonize): sweeps repeat until two in a row, a moment apart, find no new probe.
  */
-export async function killProbesIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
+export function killProbesIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
+  return sweep(() => findProbesIn(mountNamespaces));
+}
+
+/**
+ * SIGKILLs every process left in these mount namespaces (a test's or the bench's private root, never the caller's
+ * own): what a pod's PID namespace does to all of the pod's processes when it ends. A harness that kills a
+ * launcher's tree right after it is ready can miss a daemon the launcher spawns in that moment (virtlogd follows
+ * "Marked as ready"), besides the probes; this finds them by namespace, in the same repeated sweeps.
+ */
+export function killAllIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
+  return sweep(() => findIn(mountNamespaces, () => true));
+}
+
+async function sweep(find: () => Promise<number[]>): Promise<number[]> {
   const killed = new Set<number>();
-  if (mountNamespaces.size === 0) return [];
-  for (let sweep = 0, quiet = 0; quiet < 2 && sweep < MAX_SWEEPS; sweep++) {
-    const fresh = (await findProbesIn(mountNamespaces)).filter((pid) => !killed.has(pid));
+  for (let round = 0, quiet = 0; quiet < 2 && round < MAX_SWEEPS; round++) {
+    const fresh = (await find()).filter((pid) => !killed.has(pid));
     for (const pid of killPids(fresh)) killed.add(pid);
     quiet = fresh.length > 0 ? 0 : quiet + 1;
     await sleep(SWEEP_GAP_MS);

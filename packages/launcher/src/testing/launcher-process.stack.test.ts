@@ -1,6 +1,7 @@
 // killTree against the real thing: a launcher in a private root (no /dev/kvm) whose libvirtd is probing QEMU when the
 // test SIGKILLs it. libvirt daemonizes the probe, so it is nobody's descendant; killTree must still end it (a pod's
 // PID namespace would), else every killed test launcher leaves a QEMU waiting on its QMP socket for ever.
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findProbesIn } from '../daemons/probe-orphans.js';
@@ -69,4 +70,24 @@ describe('killTree', () => {
       expect(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).toBe('');
     }
   }, 120_000);
+
+  it("ends any other process left in the private root's mount namespace (virtlogd spawned as the tree dies)", async () => {
+    root = await mkdtemp('/tmp/vlt-killtree-');
+    launcher = startLauncherInPrivateRoot(root, 'none', ['--name', 'guest', '--namespace', 'default']);
+    const ns = await launcherMountNamespace(launcher);
+    const top = launcher.child.pid ?? 0;
+    // A process in the launcher's namespace that is nobody in its tree: the case of a daemon spawned between the
+    // harness's listing of the tree and its kill.
+    const stray = spawn('nsenter', ['-m', '-t', String(top), '--', 'sleep', '600'], { stdio: 'ignore' });
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+      if ((await readlink(`/proc/${stray.pid}/ns/mnt`).catch(() => '')) === ns) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await readlink(`/proc/${stray.pid}/ns/mnt`)).toBe(ns);
+    expect(await descendants(top)).not.toContain(stray.pid);
+
+    const exited = new Promise((r) => stray.once('exit', (_code, signal) => r(signal)));
+    await killTree(launcher);
+    expect(await exited).toBe('SIGKILL');
+  }, 60_000);
 });

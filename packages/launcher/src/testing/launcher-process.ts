@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { foreignMountNamespaces, killPids, killProbesIn } from '../daemons/probe-orphans.js';
+import { foreignMountNamespaces, killAllIn, killPids } from '../daemons/probe-orphans.js';
 
 export const cliPath = resolve(fileURLToPath(import.meta.url), '../../../dist/cli.js');
 
@@ -201,10 +201,11 @@ export async function signalLauncherNode(proc: LauncherProcess, signal: NodeJS.S
 }
 
 /**
- * Kills, by their PIDs, every process this test started under the wrapper (QEMU and daemons included), then the
- * QEMU capability probes its libvirt daemon left: libvirt daemonizes them, so they are nobody's descendants, but
- * they live in the private root's mount namespace, read here before the tree dies (a pod's PID namespace would end
- * them; here nothing else would).
+ * Kills, by their PIDs, every process this test started under the wrapper (QEMU and daemons included), then every
+ * process left in the private root's mount namespace (read here before the tree dies): the QEMU capability probes
+ * libvirt daemonized (nobody's descendants), and a daemon spawned between the listing and the kill (virtlogd
+ * follows "Marked as ready"; one outlived a fresh-clone run). A pod's PID namespace would end them; here nothing
+ * else would.
  */
 export async function killTree(proc: LauncherProcess): Promise<void> {
   const pid = proc.child.pid;
@@ -212,7 +213,7 @@ export async function killTree(proc: LauncherProcess): Promise<void> {
   const below = await descendants(pid);
   const namespaces = await foreignMountNamespaces([pid, ...below]);
   killPids([...below.reverse(), pid]);
-  await killProbesIn(namespaces);
+  await killAllIn(namespaces);
 }
 
 /** QEMU is daemonised by libvirtd (not our descendant): kill it by the PID files under the private root. */
