@@ -1,4 +1,4 @@
-// The only place that runs ip / nft / sysctl: always inside the pod namespace (`ip -n NS`, `ip netns exec NS`).
+// The only place that runs ip / nft / sysctl: always inside the pod namespace (`ip -n NS`, `nsenter --net`).
 // Commands run through node:child_process directly: execa and its dependencies are ~130 ES modules, whose
 // loading was most of virt-netsetup's start-up (docs/performance.md).
 import { spawn } from 'node:child_process';
@@ -63,26 +63,36 @@ export async function ipBatch(netns: string, lines: readonly string[]): Promise<
   if (lines.length > 0) await run('ip', ['-n', netns, '-batch', '-'], `${lines.join('\n')}\n`);
 }
 
+/**
+ * argv prefix that runs a command in the pod's network namespace and nothing else. nft speaks netlink and sysctl
+ * writes /proc/sys/net, which the kernel resolves to the opener's network namespace, so joining that namespace is all
+ * they need. `ip netns exec` also unshares the mount namespace and mounts a fresh /sys on every call, which only
+ * tools that read /sys/class/net need.
+ */
+function inNetns(netns: string, command: string, args: readonly string[]): [string, string[]] {
+  return ['nsenter', [`--net=${NETNS_DIR}/${netns}`, '--', command, ...args]];
+}
+
 /** One atomic nft transaction: the whole file is committed or nothing is. */
 export async function nftApply(netns: string, script: string): Promise<void> {
-  await run('ip', ['netns', 'exec', netns, 'nft', '-f', '-'], script);
+  await run(...inNetns(netns, 'nft', ['-f', '-']), script);
 }
 
 export async function nftListRuleset(netns: string): Promise<string> {
-  return run('ip', ['netns', 'exec', netns, 'nft', 'list', 'ruleset']);
+  return run(...inNetns(netns, 'nft', ['list', 'ruleset']));
 }
 
 /** Values of slash-form keys (net/ipv4/ip_forward), read inside the namespace: /proc/sys/net is per-namespace. */
 export async function sysctlRead(netns: string, keys: readonly string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
-  const out = await run('ip', ['netns', 'exec', netns, 'sysctl', '-n', ...keys]);
+  const out = await run(...inNetns(netns, 'sysctl', ['-n', ...keys]));
   const values = out.split('\n');
   return new Map(keys.map((k, i) => [k, (values[i] ?? '').trim()]));
 }
 
 export async function sysctlWrite(netns: string, values: ReadonlyMap<string, string>): Promise<void> {
   if (values.size === 0) return;
-  await run('ip', ['netns', 'exec', netns, 'sysctl', '-q', '-w', ...[...values].map(([k, v]) => `${k}=${v}`)]);
+  await run(...inNetns(netns, 'sysctl', ['-q', '-w', ...[...values].map(([k, v]) => `${k}=${v}`)]));
 }
 
 /** Deletes each link that exists; a missing one is not an error (rollback and teardown use this). */
