@@ -193,25 +193,31 @@ async function startupBench(root: string): Promise<Result> {
     await rm(join(root, 'run/libvirt/libvirt-sock'), { force: true });
     const t = performance.now();
     const d = inRoot(root, ['/usr/sbin/libvirtd', '-f', '/etc/libvirt/libvirtd.conf'], drivers.env);
-    await waitForFile(join(root, 'run/libvirt/libvirt-sock'));
-    const socketMs = performance.now() - t;
-    // libvirtd binds its socket before its drivers are initialised; a connection is answered only after. The
-    // launcher cannot be ready before that point (it connects first, as KubeVirt's does).
-    await connectedOnce(`qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`);
-    const connMs = performance.now() - t;
-    modules.peer = await loadedDrivers(d.pid ?? 0);
-    await killAll(d, root);
-    return { socketMs, connMs };
+    try {
+      await waitForFile(join(root, 'run/libvirt/libvirt-sock'));
+      const socketMs = performance.now() - t;
+      // libvirtd binds its socket before its drivers are initialised; a connection is answered only after. The
+      // launcher cannot be ready before that point (it connects first, as KubeVirt's does).
+      await connectedOnce(`qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`);
+      const connMs = performance.now() - t;
+      modules.peer = await loadedDrivers(d.pid ?? 0);
+      return { socketMs, connMs };
+    } finally {
+      await killAll(d, root);
+    }
   };
   const runOurs = async () => {
     await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
     const t = performance.now();
     const l = inRoot(root, launcherArgs('startup'));
-    await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
-    const ms = performance.now() - t;
-    modules.ours = await loadedDrivers(l.pid ?? 0);
-    await killAll(l, root);
-    return ms;
+    try {
+      await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+      const ms = performance.now() - t;
+      modules.ours = await loadedDrivers(l.pid ?? 0);
+      return ms;
+    } finally {
+      await killAll(l, root);
+    }
   };
   for (let i = 0; i <= ROUNDS; i++) {
     // Round 0 (warm-up: QEMU's capability cache, the launcher's config files) starts with the launcher.
@@ -254,13 +260,14 @@ async function startupBench(root: string): Promise<Result> {
 async function syncBench(root: string): Promise<Result> {
   await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
   const l = inRoot(root, launcherArgs('sync-bench'));
-  await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
   const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
   const virsh = (...args: string[]) => execFileSync('virsh', ['-q', '-c', uri, ...args], { encoding: 'utf8' });
-  const client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
+  let client: Awaited<ReturnType<typeof connectLauncher>> | undefined;
   const ours: number[] = [];
   const peer: number[] = [];
   try {
+    await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+    client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
     for (let i = 0; i <= ROUNDS; i++) {
       const name = `sync${i}`;
       let t = performance.now();
@@ -288,7 +295,7 @@ async function syncBench(root: string): Promise<Result> {
       say(`sync round ${i}: SyncVirtualMachine ${oursMs.toFixed(0)} ms, virsh define+start ${peerMs.toFixed(0)} ms`);
     }
   } finally {
-    client.close();
+    client?.close();
     await killAll(l, root);
   }
   const o = median(ours);
@@ -315,10 +322,18 @@ interface Pod {
 async function startPod(root: string, name: string): Promise<Pod> {
   await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
   const m = inRoot(root, [MONITOR, '--', ...launcherArgs(name)]);
-  await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
-  const client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
-  const res = await client.call('syncVirtualMachine', { vmi: { vmiJson: vmi(name) }, options: undefined }, 60_000);
-  if (!res.success) throw new Error(`sync failed: ${res.message}`);
+  let client: Awaited<ReturnType<typeof connectLauncher>> | undefined;
+  try {
+    await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
+    client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));
+    const res = await client.call('syncVirtualMachine', { vmi: { vmiJson: vmi(name) }, options: undefined }, 60_000);
+    if (!res.success) throw new Error(`sync failed: ${res.message}`);
+  } catch (err) {
+    // The caller never gets this pod to close: end it here, or its monitor, launcher and daemons outlive the bench.
+    client?.close();
+    await killAll(m, root);
+    throw err;
+  }
   return {
     monitor: m,
     root,
