@@ -5,15 +5,22 @@ import { createHash } from 'node:crypto';
 export const FIRMWARE_UUID_NAMESPACE = '6a1a24a1-4061-4607-8bf4-a3963d0c5895';
 
 // Conversions of the same VMI repeat the same names: keep recent answers (SHA-1 dominates otherwise).
-const cache = new Map<string, string>();
+// Keyed by namespace, then name: a joined key would be a new string to flatten and hash on every call.
+const cache = new Map<string, Map<string, string>>();
+const CACHE_LIMIT = 1024;
 
 export function uuidV5(namespace: string, name: string): string {
-  const key = `${namespace}\u0000${name}`;
-  const hit = cache.get(key);
+  let names = cache.get(namespace);
+  if (names === undefined) {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    names = new Map();
+    cache.set(namespace, names);
+  }
+  const hit = names.get(name);
   if (hit !== undefined) return hit;
   const value = compute(namespace, name);
-  if (cache.size >= 1024) cache.clear();
-  cache.set(key, value);
+  if (names.size >= CACHE_LIMIT) names.clear();
+  names.set(name, value);
   return value;
 }
 

@@ -128,6 +128,18 @@ function quantity(parent: Obj, key: string, path: string): void {
 
 const BUSES = ['virtio', 'sata', 'scsi', 'usb'] as const;
 const BINDINGS = ['masquerade', 'bridge', 'sriov', 'passt', 'passtBinding', 'binding', 'slirp', 'macvtap'] as const;
+const DISK_KINDS = ['disk', 'lun', 'cdrom'] as const;
+const RESOURCE_KINDS = ['requests', 'limits'] as const;
+const CPU_COUNTS = ['cores', 'sockets', 'threads', 'maxSockets'];
+const DEVICE_SWITCHES = [
+  'autoattachGraphicsDevice',
+  'autoattachSerialConsole',
+  'autoattachMemBalloon',
+  'disableHotplug',
+  'useVirtioTransitional',
+  'blockMultiQueue',
+  'networkInterfaceMultiqueue',
+];
 const VOLUME_SOURCES = [
   'containerDisk',
   'ephemeral',
@@ -145,11 +157,23 @@ const VOLUME_SOURCES = [
   'downwardMetrics',
   'memoryDump',
 ] as const;
+const VOLUME_SOURCE_SET: ReadonlySet<string> = new Set(VOLUME_SOURCES);
+const BINDING_SET: ReadonlySet<string> = new Set(BINDINGS);
+
+/**
+ * How many of `keys` the object sets (not undefined or null). Walks the object's own few keys rather than
+ * looking up every name in the list: this runs for every volume and interface of every conversion.
+ */
+function countSet(o: Obj, keys: ReadonlySet<string>): number {
+  let n = 0;
+  for (const key in o) if (keys.has(key) && o[key] !== undefined && o[key] !== null) n++;
+  return n;
+}
 
 function validateDomain(domain: Obj, rules: NameRules): void {
   const p = 'spec.domain';
   const resources = obj(domain, 'resources', p);
-  for (const kind of ['requests', 'limits'] as const) {
+  for (const kind of RESOURCE_KINDS) {
     const map = resources && obj(resources, kind, `${p}.resources`);
     if (map) for (const key of Object.keys(map)) quantity(map, key, `${p}.resources.${kind}`);
   }
@@ -162,9 +186,9 @@ function validateDomain(domain: Obj, rules: NameRules): void {
   }
   const cpu = obj(domain, 'cpu', p);
   if (cpu) {
-    for (const key of ['cores', 'sockets', 'threads', 'maxSockets']) count(cpu, key, `${p}.cpu`);
+    for (const key of CPU_COUNTS) count(cpu, key, `${p}.cpu`);
     // The vCPU count is their product: libvirt keeps it in an unsigned int too.
-    const product = ['cores', 'sockets', 'threads'].reduce((n, k) => n * ((cpu[k] as number) || 1), 1);
+    const product = ((cpu.cores as number) || 1) * ((cpu.sockets as number) || 1) * ((cpu.threads as number) || 1);
     if (product > UINT32_MAX) fail(`${p}.cpu`, product, `gives more than ${UINT32_MAX} vCPUs`);
     str(cpu, 'model', `${p}.cpu`);
     arr(cpu, 'features', `${p}.cpu`).forEach((f, i) => str(f, 'name', `${p}.cpu.features[${i}]`, true));
@@ -212,7 +236,7 @@ function validateDevices(devices: Obj, rules: NameRules): void {
     const diskName = name(disk, 'name', dp, rules.label);
     if (names.has(diskName)) fail(`${dp}.name`, diskName, 'is used by another disk');
     names.add(diskName);
-    const kinds = (['disk', 'lun', 'cdrom'] as const).filter((k) => disk[k] !== undefined && disk[k] !== null);
+    const kinds = DISK_KINDS.filter((k) => disk[k] !== undefined && disk[k] !== null);
     if (kinds.length > 1) fail(dp, kinds, 'sets more than one of disk, lun, cdrom');
     for (const k of kinds) {
       const dev = obj(disk, k, dp) as Obj;
@@ -231,8 +255,10 @@ function validateDevices(devices: Obj, rules: NameRules): void {
   arr(devices, 'interfaces', p).forEach((iface, i) => {
     const ip = `${p}.interfaces[${i}]`;
     name(iface, 'name', ip, rules.iface);
-    const bindings = BINDINGS.filter((b) => iface[b] !== undefined && iface[b] !== null);
-    if (bindings.length > 1) fail(ip, bindings, 'sets more than one binding');
+    if (countSet(iface, BINDING_SET) > 1) {
+      const bindings = BINDINGS.filter((b) => iface[b] !== undefined && iface[b] !== null);
+      fail(ip, bindings, 'sets more than one binding');
+    }
     if (iface.macAddress !== undefined && !/^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/.test(String(iface.macAddress))) {
       fail(`${ip}.macAddress`, iface.macAddress, 'is not a MAC address');
     }
@@ -245,17 +271,7 @@ function validateDevices(devices: Obj, rules: NameRules): void {
     oneOf(input, 'type', `${p}.inputs[${i}]`, ['tablet']);
     oneOf(input, 'bus', `${p}.inputs[${i}]`, ['virtio', 'usb']);
   });
-  for (const key of [
-    'autoattachGraphicsDevice',
-    'autoattachSerialConsole',
-    'autoattachMemBalloon',
-    'disableHotplug',
-    'useVirtioTransitional',
-    'blockMultiQueue',
-    'networkInterfaceMultiqueue',
-  ]) {
-    bool(devices, key, p);
-  }
+  for (const key of DEVICE_SWITCHES) bool(devices, key, p);
 }
 
 function validateVolumes(spec: Obj, rules: NameRules): void {
@@ -265,8 +281,7 @@ function validateVolumes(spec: Obj, rules: NameRules): void {
     const volumeName = name(volume, 'name', vp, rules.label);
     if (seen.has(volumeName)) fail(`${vp}.name`, volumeName, 'is used by another volume');
     seen.add(volumeName);
-    const sources = VOLUME_SOURCES.filter((s) => volume[s] !== undefined && volume[s] !== null);
-    if (sources.length !== 1) fail(vp, Object.keys(volume), 'must set exactly one volume source');
+    if (countSet(volume, VOLUME_SOURCE_SET) !== 1) fail(vp, Object.keys(volume), 'must set exactly one volume source');
     const hostDisk = obj(volume, 'hostDisk', vp);
     if (hostDisk) {
       filePath(hostDisk, 'path', `${vp}.hostDisk`, true);
