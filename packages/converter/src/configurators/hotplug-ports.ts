@@ -11,16 +11,15 @@ const NOT_COUNTED = new Set(['pci-root', 'pcie-root', 'pcie-expander-bus']);
 
 /** PCI devices the domain already holds (libvirt gives each its own root port on q35). */
 export function pciDevicesUsed(domain: Domain): number {
+  // Counting loops rather than filter(): this runs on every conversion, and the lists are short.
   const d = domain.devices;
   const pci = (a: { type: string } | undefined) => !a || a.type === 'pci';
-  let used = d.interfaces.filter((i) => pci(i.address)).length;
-  used += d.hostdevs.filter((h) => h.type === 'pci').length;
-  used += d.controllers.filter(
-    (c) => !NOT_COUNTED.has(c.model ?? '') && !(c.type === 'pci' && NOT_COUNTED.has(c.model ?? '')),
-  ).length;
-  used += d.disks.filter((disk) => disk.target.bus === 'virtio' && pci(disk.address)).length;
-  used += d.inputs.filter((i) => i.bus === 'virtio').length;
-  used += d.watchdogs.length + (d.rng ? 1 : 0) + (d.memballoon ? 1 : 0);
+  let used = d.watchdogs.length + (d.rng ? 1 : 0) + (d.memballoon ? 1 : 0);
+  for (const i of d.interfaces) if (pci(i.address)) used++;
+  for (const h of d.hostdevs) if (h.type === 'pci') used++;
+  for (const c of d.controllers) if (!NOT_COUNTED.has(c.model ?? '')) used++;
+  for (const disk of d.disks) if (disk.target.bus === 'virtio' && pci(disk.address)) used++;
+  for (const i of d.inputs) if (i.bus === 'virtio') used++;
   return used;
 }
 
@@ -42,12 +41,15 @@ export const hotplugPorts: Configurator = {
     // libvirt places each PCI device on a free root port when it assigns addresses, so the ports
     // that stay empty are the placeholders (NIC hot-plug) and the extra ones (disks and others).
     // Devices (and root ports) that already have an address, behind a NUMA expander bus, take none.
-    const addressed =
-      domain.devices.hostdevs.filter((h) => h.address).length +
-      domain.devices.controllers.filter((c) => c.address).length;
+    let addressed = 0;
+    let lastPciIndex = 0;
+    for (const h of domain.devices.hostdevs) if (h.address) addressed++;
+    for (const c of domain.devices.controllers) {
+      if (c.address) addressed++;
+      if (c.type === 'pci' && c.index > lastPciIndex) lastPciIndex = c.index;
+    }
     const wanted = used - addressed + placeholders + extra;
-    const pciIndexes = domain.devices.controllers.filter((c) => c.type === 'pci').map((c) => c.index);
-    let index = Math.max(0, ...pciIndexes) + 1;
+    let index = lastPciIndex + 1;
     for (let n = 0; n < wanted && index <= MAX_INDEX; n++, index++) {
       domain.devices.controllers.push({ type: 'pci', index, model: 'pcie-root-port' });
     }

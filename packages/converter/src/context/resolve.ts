@@ -33,10 +33,18 @@ export interface Resolved {
   memfdRequired: boolean;
 }
 
+// A launcher passes the same version on every conversion: keep the last answer (frozen, so sharing it
+// between conversions is safe) rather than run the regex each time.
+let lastVersion: { text: string | undefined; version: LibvirtVersion | undefined } = { text: '', version: undefined };
+
 export function parseLibvirtVersion(text: string | undefined): LibvirtVersion | undefined {
+  if (text === lastVersion.text) return lastVersion.version;
   const match = text ? /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(text) : null;
-  if (!match) return undefined;
-  return { major: Number(match[1]), minor: Number(match[2]), micro: Number(match[3] ?? 0) };
+  const version = match
+    ? Object.freeze({ major: Number(match[1]), minor: Number(match[2]), micro: Number(match[3] ?? 0) })
+    : undefined;
+  lastVersion = { text, version };
+  return version;
 }
 
 /** True when the context's libvirt is older than major.minor (an unknown version counts as new). */
