@@ -4,32 +4,75 @@
 // libvirt's schema rejects some of them.
 import type { Domain, HypervFeatureState, SysinfoEntry } from '../domain/types.js';
 import { devicesXml } from './devices-xml.js';
-import { XmlWriter, type Attrs } from './writer.js';
+import { tag, XmlWriter, type Attrs } from './writer.js';
+
+// The start tags written here, each made once (see Tag).
+const OS = tag('os', 'firmware');
+const FIRMWARE_FEATURE = tag('feature', 'enabled', 'name');
+const OS_TYPE = tag('type', 'arch', 'machine');
+const TABLE = tag('table', 'type');
+const SMBIOS = tag('smbios', 'mode');
+const BOOTMENU = tag('bootmenu', 'enable', 'timeout');
+const BIOS = tag('bios', 'useserial');
+const LOADER = tag('loader', 'readonly', 'secure', 'type');
+const NVRAM = tag('nvram', 'template', 'format');
+const ENTRY = tag('entry', 'name');
+const SYSINFO = tag('sysinfo', 'type');
+const HYPERV = tag('hyperv', 'mode');
+const HIDDEN = tag('hidden', 'state');
+const HINT_DEDICATED = tag('hint-dedicated', 'state');
+const PVSPINLOCK = tag('pvspinlock', 'state');
+const PMU = tag('pmu', 'state');
+const VMPORT = tag('vmport', 'state');
+const CPU = tag('cpu', 'mode');
+const TOPOLOGY = tag('topology', 'sockets', 'cores', 'threads');
+const CPU_FEATURE = tag('feature', 'name', 'policy');
+const SIBLING = tag('sibling', 'id', 'value');
+const MEMORY = tag('memory', 'unit');
+const MAX_MEMORY = tag('maxMemory', 'unit', 'slots');
+const PAGE = tag('page', 'size', 'unit', 'nodeset');
+const MEMORY_SOURCE = tag('source', 'type');
+const ACCESS = tag('access', 'mode');
+const ALLOCATION = tag('allocation', 'mode');
+const CLOCK = tag('clock', 'offset', 'adjustment', 'timezone');
+const TIMER = tag('timer', 'name', 'tickpolicy', 'present', 'track', 'frequency');
+const VCPUPIN = tag('vcpupin', 'vcpu', 'cpuset');
+const EMULATORPIN = tag('emulatorpin', 'cpuset');
+const IOTHREADPIN = tag('iothreadpin', 'iothread', 'cpuset');
+const VCPUSCHED = tag('vcpusched', 'vcpus', 'scheduler', 'priority');
+const NUMA_MEMORY = tag('memory', 'mode', 'nodeset');
+const MEMNODE = tag('memnode', 'cellid', 'mode', 'nodeset');
+const LAUNCH_SECURITY = tag('launchSecurity', 'type');
+const DOMAIN = tag('domain', 'type', 'xmlns:qemu');
+const QEMU_ARG = tag('qemu:arg', 'value');
+const VCPU = tag('vcpu', 'placement');
+const VCPU_STATE = tag('vcpu', 'id', 'enabled', 'hotpluggable');
+const CELL = tag('cell', 'id', 'cpus', 'memory', 'unit');
 
 export const QEMU_NS = 'http://libvirt.org/schemas/domain/qemu/1.0';
 
 function osXml(w: XmlWriter, domain: Domain): void {
   const os = domain.os;
-  w.open('os', { firmware: os.firmware });
+  w.openTag(OS, os.firmware);
   if (os.firmwareFeatures.length > 0) {
     w.open('firmware');
-    for (const f of os.firmwareFeatures) w.leaf('feature', { enabled: f.enabled, name: f.name });
+    for (const f of os.firmwareFeatures) w.leafTag(FIRMWARE_FEATURE, f.enabled, f.name);
     w.close();
   }
-  w.leaf('type', { arch: os.type.arch, machine: os.type.machine }, os.type.value);
+  w.textTag(OS_TYPE, os.type.value, os.type.arch, os.type.machine);
   if (os.acpiTables.length > 0) {
     w.open('acpi');
-    for (const t of os.acpiTables) w.leaf('table', { type: t.type }, t.path);
+    for (const t of os.acpiTables) w.textTag(TABLE, t.path, t.type);
     w.close();
   }
-  if (os.smbiosMode) w.leaf('smbios', { mode: os.smbiosMode });
-  if (os.bootmenu) w.leaf('bootmenu', { enable: os.bootmenu.enable, timeout: os.bootmenu.timeout });
-  if (os.biosUseSerial) w.leaf('bios', { useserial: 'yes' });
+  if (os.smbiosMode) w.leafTag(SMBIOS, os.smbiosMode);
+  if (os.bootmenu) w.leafTag(BOOTMENU, os.bootmenu.enable, os.bootmenu.timeout);
+  if (os.biosUseSerial) w.leafTag(BIOS, 'yes');
   if (os.loader) {
     const l = os.loader;
-    w.leaf('loader', { readonly: l.readonly, secure: l.secure, type: l.type }, l.path);
+    w.textTag(LOADER, l.path, l.readonly, l.secure, l.type);
   }
-  if (os.nvram) w.leaf('nvram', { template: os.nvram.template, format: os.nvram.format }, os.nvram.path);
+  if (os.nvram) w.textTag(NVRAM, os.nvram.path, os.nvram.template, os.nvram.format);
   if (os.kernel !== undefined) w.leaf('kernel', undefined, os.kernel);
   if (os.initrd !== undefined) w.leaf('initrd', undefined, os.initrd);
   if (os.cmdline !== undefined) w.leaf('cmdline', undefined, os.cmdline);
@@ -44,10 +87,10 @@ function sysinfoXml(w: XmlWriter, domain: Domain): void {
   const section = (name: string, list: SysinfoEntry[]) => {
     if (list.length === 0) return;
     w.open(name);
-    for (const e of list) w.leaf('entry', { name: e.name }, e.value);
+    for (const e of list) w.textTag(ENTRY, e.value, e.name);
     w.close();
   };
-  w.open('sysinfo', { type: 'smbios' });
+  w.openTag(SYSINFO, 'smbios');
   section('system', s.system);
   section('chassis', s.chassis);
   w.close();
@@ -66,7 +109,7 @@ function featuresXml(w: XmlWriter, domain: Domain): void {
   w.open('features');
   if (f.acpi) w.leaf('acpi');
   if (f.apic) w.leaf('apic');
-  if (f.hypervPassthrough) w.leaf('hyperv', { mode: 'passthrough' });
+  if (f.hypervPassthrough) w.leafTag(HYPERV, 'passthrough');
   // An empty <hyperv> (spec.domain.features.hyperv: {}) is kept, as KubeVirt writes it: libvirt reads
   // it as mode custom with no enlightenment.
   if (f.hyperv) {
@@ -77,13 +120,13 @@ function featuresXml(w: XmlWriter, domain: Domain): void {
   if (f.smm) w.leaf('smm');
   if (f.kvm) {
     w.open('kvm');
-    if (f.kvm.hidden) w.leaf('hidden', { state: f.kvm.hidden });
-    if (f.kvm.hintDedicated) w.leaf('hint-dedicated', { state: f.kvm.hintDedicated });
+    if (f.kvm.hidden) w.leafTag(HIDDEN, f.kvm.hidden);
+    if (f.kvm.hintDedicated) w.leafTag(HINT_DEDICATED, f.kvm.hintDedicated);
     w.close();
   }
-  if (f.pvspinlock) w.leaf('pvspinlock', { state: f.pvspinlock });
-  if (f.pmu) w.leaf('pmu', { state: f.pmu });
-  if (f.vmport) w.leaf('vmport', { state: f.vmport });
+  if (f.pvspinlock) w.leafTag(PVSPINLOCK, f.pvspinlock);
+  if (f.pmu) w.leafTag(PMU, f.pmu);
+  if (f.vmport) w.leafTag(VMPORT, f.vmport);
   w.close();
 }
 
@@ -91,21 +134,21 @@ function cpuXml(w: XmlWriter, domain: Domain): void {
   const cpu = domain.cpu;
   if (!cpu) return;
   const t = cpu.topology;
-  w.open('cpu', { mode: cpu.mode });
+  w.openTag(CPU, cpu.mode);
   if (cpu.model !== undefined) w.leaf('model', undefined, cpu.model);
-  w.leaf('topology', { sockets: t.sockets, cores: t.cores, threads: t.threads });
-  for (const f of cpu.features) w.leaf('feature', { name: f.name, policy: f.policy });
+  w.leafTag(TOPOLOGY, t.sockets, t.cores, t.threads);
+  for (const f of cpu.features) w.leafTag(CPU_FEATURE, f.name, f.policy);
   if (cpu.numaCells.length > 0) {
     w.open('numa');
     for (const c of cpu.numaCells) {
-      const attrs = { id: c.id, cpus: c.cpus, memory: c.memoryKiB, unit: 'KiB' };
+      const attrs = [c.id, c.cpus, c.memoryKiB, 'KiB'];
       if (!c.distances?.length) {
-        w.leaf('cell', attrs);
+        w.leafTag(CELL, ...attrs);
         continue;
       }
-      w.open('cell', attrs);
+      w.openTag(CELL, ...attrs);
       w.open('distances');
-      for (const d of c.distances) w.leaf('sibling', { id: d.id, value: d.value });
+      for (const d of c.distances) w.leafTag(SIBLING, d.id, d.value);
       w.close();
       w.close();
     }
@@ -115,21 +158,21 @@ function cpuXml(w: XmlWriter, domain: Domain): void {
 }
 
 function memoryXml(w: XmlWriter, domain: Domain): void {
-  if (domain.memoryBytes !== undefined) w.leaf('memory', { unit: 'b' }, String(domain.memoryBytes));
+  if (domain.memoryBytes !== undefined) w.textTag(MEMORY, String(domain.memoryBytes), 'b');
   const max = domain.maxMemory;
-  if (max) w.leaf('maxMemory', { unit: 'b', slots: max.slots }, String(max.bytes));
+  if (max) w.textTag(MAX_MEMORY, String(max.bytes), 'b', max.slots);
   const mb = domain.memoryBacking;
   if (mb) {
     w.open('memoryBacking');
     if (mb.hugepagePages?.length) {
       w.open('hugepages');
-      for (const p of mb.hugepagePages) w.leaf('page', { size: p.sizeBytes, unit: 'b', nodeset: p.nodeset });
+      for (const p of mb.hugepagePages) w.leafTag(PAGE, p.sizeBytes, 'b', p.nodeset);
       w.close();
     } else if (mb.hugepages) w.leaf('hugepages');
     if (mb.nosharepages) w.leaf('nosharepages');
-    if (mb.sourceMemfd) w.leaf('source', { type: 'memfd' });
-    if (mb.accessShared) w.leaf('access', { mode: 'shared' });
-    if (mb.allocationImmediate) w.leaf('allocation', { mode: 'immediate' });
+    if (mb.sourceMemfd) w.leafTag(MEMORY_SOURCE, 'memfd');
+    if (mb.accessShared) w.leafTag(ACCESS, 'shared');
+    if (mb.allocationImmediate) w.leafTag(ALLOCATION, 'immediate');
     w.close();
   }
 }
@@ -137,15 +180,9 @@ function memoryXml(w: XmlWriter, domain: Domain): void {
 function clockXml(w: XmlWriter, domain: Domain): void {
   const clock = domain.clock;
   if (!clock) return;
-  w.open('clock', { offset: clock.offset, adjustment: clock.adjustment, timezone: clock.timezone });
+  w.openTag(CLOCK, clock.offset, clock.adjustment, clock.timezone);
   for (const t of clock.timers) {
-    w.leaf('timer', {
-      name: t.name,
-      tickpolicy: t.tickpolicy,
-      present: t.present,
-      track: t.track,
-      frequency: t.frequency,
-    });
+    w.leafTag(TIMER, t.name, t.tickpolicy, t.present, t.track, t.frequency);
   }
   w.close();
 }
@@ -154,11 +191,11 @@ function cputuneXml(w: XmlWriter, domain: Domain): void {
   const tune = domain.cputune;
   if (!tune) return;
   w.open('cputune');
-  for (const p of tune.vcpupins) w.leaf('vcpupin', { vcpu: p.vcpu, cpuset: p.cpuset });
-  if (tune.emulatorpin !== undefined) w.leaf('emulatorpin', { cpuset: tune.emulatorpin });
-  for (const p of tune.iothreadpins) w.leaf('iothreadpin', { iothread: p.iothread, cpuset: p.cpuset });
+  for (const p of tune.vcpupins) w.leafTag(VCPUPIN, p.vcpu, p.cpuset);
+  if (tune.emulatorpin !== undefined) w.leafTag(EMULATORPIN, tune.emulatorpin);
+  for (const p of tune.iothreadpins) w.leafTag(IOTHREADPIN, p.iothread, p.cpuset);
   const sched = tune.vcpusched;
-  if (sched) w.leaf('vcpusched', { vcpus: sched.vcpus, scheduler: sched.scheduler, priority: sched.priority });
+  if (sched) w.leafTag(VCPUSCHED, sched.vcpus, sched.scheduler, sched.priority);
   w.close();
 }
 
@@ -166,15 +203,15 @@ function numatuneXml(w: XmlWriter, domain: Domain): void {
   const tune = domain.numatune;
   if (!tune) return;
   w.open('numatune');
-  w.leaf('memory', { mode: tune.memory.mode, nodeset: tune.memory.nodeset });
-  for (const m of tune.memnodes) w.leaf('memnode', { cellid: m.cellid, mode: m.mode, nodeset: m.nodeset });
+  w.leafTag(NUMA_MEMORY, tune.memory.mode, tune.memory.nodeset);
+  for (const m of tune.memnodes) w.leafTag(MEMNODE, m.cellid, m.mode, m.nodeset);
   w.close();
 }
 
 function launchSecurityXml(w: XmlWriter, domain: Domain): void {
   const sec = domain.launchSecurity;
   if (!sec) return;
-  w.open('launchSecurity', { type: sec.type });
+  w.openTag(LAUNCH_SECURITY, sec.type);
   if (sec.cbitpos !== undefined) w.leaf('cbitpos', undefined, String(sec.cbitpos));
   if (sec.reducedPhysBits !== undefined) w.leaf('reducedPhysBits', undefined, String(sec.reducedPhysBits));
   w.leaf('policy', undefined, sec.policy);
@@ -184,7 +221,7 @@ function launchSecurityXml(w: XmlWriter, domain: Domain): void {
 }
 
 function writeDomain(w: XmlWriter, domain: Domain): void {
-  w.open('domain', { type: domain.type ?? 'kvm', 'xmlns:qemu': QEMU_NS });
+  w.openTag(DOMAIN, domain.type ?? 'kvm', QEMU_NS);
   w.leaf('name', undefined, domain.name);
   memoryXml(w, domain);
   osXml(w, domain);
@@ -193,15 +230,15 @@ function writeDomain(w: XmlWriter, domain: Domain): void {
   clockXml(w, domain);
   if (domain.qemuCommandline.length > 0) {
     w.open('qemu:commandline');
-    for (const value of domain.qemuCommandline) w.leaf('qemu:arg', { value });
+    for (const value of domain.qemuCommandline) w.leafTag(QEMU_ARG, value);
     w.close();
   }
   featuresXml(w, domain);
   cpuXml(w, domain);
-  if (domain.vcpu !== undefined) w.leaf('vcpu', { placement: 'static' }, String(domain.vcpu));
+  if (domain.vcpu !== undefined) w.textTag(VCPU, String(domain.vcpu), 'static');
   if (domain.vcpus.length > 0) {
     w.open('vcpus');
-    for (const v of domain.vcpus) w.leaf('vcpu', { id: v.id, enabled: v.enabled, hotpluggable: v.hotpluggable });
+    for (const v of domain.vcpus) w.leafTag(VCPU_STATE, v.id, v.enabled, v.hotpluggable);
     w.close();
   }
   if (domain.iothreads !== undefined) w.leaf('iothreads', undefined, String(domain.iothreads));

@@ -5,7 +5,7 @@ import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js'
 import { parseXml } from '../testing/xml-tree.js';
 import type { VirtualMachineInstance } from '../vmi/types.js';
 import { toDomainXml } from './domain-xml.js';
-import { escape, XmlWriter, xmlSafe } from './writer.js';
+import { escape, tag, XmlWriter, xmlSafe } from './writer.js';
 
 describe('xml writer', () => {
   it('indents children, leaves out undefined attributes and self-closes elements left empty', () => {
@@ -15,6 +15,32 @@ describe('xml writer', () => {
     w.open('c', { k: 'v' }).leaf('d', undefined, 'text').leaf('e', {}, '').close();
     w.close();
     expect(w.toString()).toBe('<a x="1" z="2">\n  <b/>\n  <c k="v">\n    <d>text</d>\n    <e/>\n  </c>\n</a>\n');
+  });
+
+  it('writes Tags as open() and leaf() write the same attributes', () => {
+    const a = tag('a', 'x', 'y', 'z');
+    const b = tag('b', 'k');
+    const viaTags = new XmlWriter()
+      .openTag(a, undefined, 'v"', 2n)
+      .leafTag(b, undefined)
+      .textTag(b, 'text', '<')
+      .textTag(b, '', 'e')
+      .openTag(b, 1)
+      .close()
+      .close()
+      .toString();
+    const viaAttrs = new XmlWriter()
+      .open('a', { x: undefined, y: 'v"', z: 2n })
+      .leaf('b', { k: undefined })
+      .leaf('b', { k: '<' }, 'text')
+      .leaf('b', { k: 'e' }, '')
+      .open('b', { k: 1 })
+      .close()
+      .close()
+      .toString();
+    expect(viaTags).toBe(viaAttrs);
+    expect(viaTags).toBe('<a y="v&quot;" z="2">\n  <b/>\n  <b k="&lt;">text</b>\n  <b k="e"/>\n  <b k="1"/>\n</a>\n');
+    expect(() => new XmlWriter().leafTag(b, 1, 2)).toThrow(/<b> has 1 attributes/);
   });
 
   it('refuses a document with an element left open, and a close() without open()', () => {

@@ -87,6 +87,31 @@ function closer(tail: number, depth: number): string {
 }
 
 /**
+ * An element whose attribute keys are fixed where it is written. Every piece of its start tag is made
+ * once, here, so writing it needs neither an attributes object nor a lookup by key (together about a
+ * third of the writer's time per attribute), and the name travels with the first key as one piece.
+ */
+export class Tag {
+  /** `name key="` for each key, used when that key is the first one with a value. */
+  readonly heads: readonly string[];
+  /** `" key="` for each key, closing the previous value's quote. */
+  readonly nexts: readonly string[];
+
+  constructor(
+    readonly name: string,
+    readonly keys: readonly string[],
+  ) {
+    this.heads = keys.map((key) => name + ' ' + key + '="');
+    this.nexts = keys.map((key) => '" ' + key + '="');
+  }
+}
+
+/** The Tag of element `name` with attribute keys in the order they are written. */
+export function tag(name: string, ...keys: string[]): Tag {
+  return new Tag(name, keys);
+}
+
+/**
  * Writes elements in document order with 2-space indentation, one element a line. An element opened
  * with open() is written as `<name/>` if nothing is written inside it before close(), so callers need
  * not know in advance whether optional children exist.
@@ -123,13 +148,28 @@ export class XmlWriter {
 
   /** An element without children: `<name a="…"/>`, or `<name>text</name>` when text is not empty. */
   leaf(name: string, attrs?: Attrs, text?: string): this {
-    const quote = this.start(name, attrs);
-    if (text === undefined || text === '') {
-      this.tail = quote ? TAIL_EMPTY + 1 : TAIL_EMPTY;
-    } else {
-      this.out += (quote ? '">' : '>') + escape(text) + '</' + name;
-      this.tail = TAIL_OPEN;
-    }
+    this.end(name, this.start(name, attrs), text);
+    return this;
+  }
+
+  /** open() for a Tag: values in the order of its keys; undefined leaves an attribute out. */
+  openTag(tag: Tag, ...values: AttrValue[]): this {
+    this.tail = this.startTag(tag, values) ? TAIL_OPEN + 1 : TAIL_OPEN;
+    this.open_.push(tag.name);
+    this.pending = true;
+    return this;
+  }
+
+  /** leaf() for a Tag, without text. */
+  leafTag(tag: Tag, ...values: AttrValue[]): this {
+    this.tail = this.startTag(tag, values) ? TAIL_EMPTY + 1 : TAIL_EMPTY;
+    return this;
+  }
+
+  /** leaf() for a Tag, with text (written as `<name …/>` when the text is empty). */
+  textTag(tag: Tag, text: string | undefined, ...values: AttrValue[]): this {
+    const quote = this.startTag(tag, values);
+    this.end(tag.name, quote, text);
     return this;
   }
 
@@ -137,6 +177,33 @@ export class XmlWriter {
   toString(): string {
     if (this.open_.length > 0) throw new Error(`XmlWriter: <${this.open_.join('><')}> left open`);
     return this.out + (TAILS[this.tail] as string);
+  }
+
+  /** Ends a leaf's start tag: `/>`, or the text and the end tag. */
+  private end(name: string, quote: boolean, text: string | undefined): void {
+    if (text === undefined || text === '') {
+      this.tail = quote ? TAIL_EMPTY + 1 : TAIL_EMPTY;
+    } else {
+      this.out += (quote ? '">' : '>') + escape(text) + '</' + name;
+      this.tail = TAIL_OPEN;
+    }
+  }
+
+  /** start() for a Tag. */
+  private startTag(tag: Tag, values: AttrValue[]): boolean {
+    if (values.length > tag.keys.length) throw new Error(`XmlWriter: <${tag.name}> has ${tag.keys.length} attributes`);
+    this.pending = false;
+    let out = opener(this.tail, this.open_.length);
+    let quoteOwed = false;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const prefix = (quoteOwed ? tag.nexts : tag.heads)[i] as string;
+      out = out + prefix + (typeof value === 'string' ? escape(value) : String(value));
+      quoteOwed = true;
+    }
+    this.out += quoteOwed ? out : out + tag.name;
+    return quoteOwed;
   }
 
   /** Writes `<name` and the attributes; true when the last value's closing quote is still owed. */
