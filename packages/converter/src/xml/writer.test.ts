@@ -25,6 +25,8 @@ describe('xml writer', () => {
       .leafTag(b, undefined)
       .textTag(b, 'text', '<')
       .textTag(b, '', 'e')
+      .leafTag(b, 'e&')
+      .leafTag(b, 'e')
       .openTag(b, 1)
       .close()
       .close()
@@ -34,12 +36,16 @@ describe('xml writer', () => {
       .leaf('b', { k: undefined })
       .leaf('b', { k: '<' }, 'text')
       .leaf('b', { k: 'e' }, '')
+      .leaf('b', { k: 'e&' })
+      .leaf('b', { k: 'e' })
       .open('b', { k: 1 })
       .close()
       .close()
       .toString();
     expect(viaTags).toBe(viaAttrs);
-    expect(viaTags).toBe('<a y="v&quot;" z="2">\n  <b/>\n  <b k="&lt;">text</b>\n  <b k="e"/>\n  <b k="1"/>\n</a>\n');
+    expect(viaTags).toBe(
+      '<a y="v&quot;" z="2">\n  <b/>\n  <b k="&lt;">text</b>\n  <b k="e"/>\n  <b k="e&amp;"/>\n  <b k="e"/>\n  <b k="1"/>\n</a>\n',
+    );
     expect(() => new XmlWriter().leafTag(b, 1, 2)).toThrow(/<b> has 1 attributes/);
   });
 

@@ -96,6 +96,12 @@ export class Tag {
   readonly heads: readonly string[];
   /** `" key="` for each key, closing the previous value's quote. */
   readonly nexts: readonly string[];
+  /**
+   * The last value written for each key that needed no escaping. The same values come back often (nine
+   * root ports are `pci` and `pcie-root-port`; configurators write the same constants every
+   * conversion), and comparing with it is cheaper than escape()'s scan.
+   */
+  readonly clean: (string | undefined)[];
 
   constructor(
     readonly name: string,
@@ -103,6 +109,7 @@ export class Tag {
   ) {
     this.heads = keys.map((key) => name + ' ' + key + '="');
     this.nexts = keys.map((key) => '" ' + key + '="');
+    this.clean = keys.map(() => undefined);
   }
 }
 
@@ -199,7 +206,14 @@ export class XmlWriter {
       const value = values[i];
       if (value === undefined) continue;
       const prefix = (quoteOwed ? tag.nexts : tag.heads)[i] as string;
-      out = out + prefix + (typeof value === 'string' ? escape(value) : String(value));
+      let text: string;
+      if (typeof value !== 'string') text = String(value);
+      else if (value === tag.clean[i]) text = value;
+      else {
+        text = escape(value);
+        if (text === value) tag.clean[i] = value;
+      }
+      out = out + prefix + text;
       quoteOwed = true;
     }
     this.out += quoteOwed ? out : out + tag.name;
