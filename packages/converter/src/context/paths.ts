@@ -30,21 +30,30 @@ function dir(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
 }
 
+/**
+ * A configured directory without its trailing slashes, or the fallback. Only configured values can end in
+ * a slash (the defaults and the directories built from them never do), so only they pass through dir():
+ * it reads the last character, which first flattens a path built by concatenation.
+ */
+function configured(value: string | undefined, fallback: string): string {
+  return value ? dir(value) : fallback;
+}
+
 export function resolvePaths(paths: Paths | undefined, nonRoot: boolean): ResolvedPaths {
   const p = paths ?? {};
-  const privateDir = dir(p.kubevirtPrivateDir || DEFAULT_PATHS.kubevirtPrivateDir);
-  const ephemeralDiskDir = dir(p.ephemeralDiskDir || DEFAULT_PATHS.ephemeralDiskDir);
+  const privateDir = configured(p.kubevirtPrivateDir, DEFAULT_PATHS.kubevirtPrivateDir);
+  const ephemeralDiskDir = configured(p.ephemeralDiskDir, DEFAULT_PATHS.ephemeralDiskDir);
   // A non-root launcher cannot write /var/lib/libvirt: KubeVirt keeps nvram under the private dir then.
   const nvramDefault = nonRoot ? `${privateDir}/libvirt/qemu/nvram` : DEFAULT_PATHS.nvramDir;
   return {
     kubevirtPrivateDir: privateDir,
     ephemeralDiskDir,
-    containerDiskDir: dir(p.containerDiskDir || DEFAULT_PATHS.containerDiskDir),
-    hotplugDiskDir: dir(p.hotplugDiskDir || DEFAULT_PATHS.hotplugDiskDir),
-    libvirtRunDir: dir(p.libvirtRunDir || DEFAULT_PATHS.libvirtRunDir),
-    cloudInitDir: dir(p.cloudInitDir || `${ephemeralDiskDir}/cloud-init-data`),
-    ephemeralOverlayDir: dir(p.ephemeralOverlayDir || `${ephemeralDiskDir}/disk-data`),
-    kubevirtRunDir: dir(p.kubevirtRunDir || DEFAULT_PATHS.kubevirtRunDir),
-    nvramDir: dir(p.nvramDir || nvramDefault),
+    containerDiskDir: configured(p.containerDiskDir, DEFAULT_PATHS.containerDiskDir),
+    hotplugDiskDir: configured(p.hotplugDiskDir, DEFAULT_PATHS.hotplugDiskDir),
+    libvirtRunDir: configured(p.libvirtRunDir, DEFAULT_PATHS.libvirtRunDir),
+    cloudInitDir: configured(p.cloudInitDir, `${ephemeralDiskDir}/cloud-init-data`),
+    ephemeralOverlayDir: configured(p.ephemeralOverlayDir, `${ephemeralDiskDir}/disk-data`),
+    kubevirtRunDir: configured(p.kubevirtRunDir, DEFAULT_PATHS.kubevirtRunDir),
+    nvramDir: configured(p.nvramDir, nvramDefault),
   };
 }
