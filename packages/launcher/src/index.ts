@@ -29,6 +29,7 @@ export type { LauncherPaths } from './paths.js';
 // so a benchmark can start its peer libvirtd the same way.
 export { qemuOnlyDriverEnv } from './daemons/driver-dir.js';
 export type { DriverDirChoice } from './daemons/driver-dir.js';
-// A pod's PID namespace ends the QEMU capability probes its daemon daemonized; a harness that SIGKILLs a launcher in
-// a private root ends them with these (read the tree's namespaces before the kill, sweep them after).
-export { foreignMountNamespaces, killAllIn, killProbesIn } from './daemons/probe-orphans.js';
+// A pod's PID namespace ends every process of the pod, the QEMU capability probes its daemon daemonized included; a
+// harness that SIGKILLs a launcher in a private root does the same with these (namespaces read before the kill, swept
+// after).
+export { foreignMountNamespaces, killAllIn } from './daemons/probe-orphans.js';

@@ -14,7 +14,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { connectLauncher, foreignMountNamespaces, killAllIn, qemuOnlyDriverEnv } from '@virt-launcher/launcher';
+import {
+  connectLauncher,
+  foreignMountNamespaces,
+  killAllIn,
+  qemuOnlyDriverEnv,
+  type LauncherClient,
+} from '@virt-launcher/launcher';
 import type { BenchResult as Result } from '../src/suite-result.js';
 import {
   describeProcesses,
@@ -290,7 +296,7 @@ async function syncBench(root: string): Promise<Result> {
   const l = inRoot(root, launcherArgs('sync-bench'));
   const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
   const virsh = (...args: string[]) => execFileSync('virsh', ['-q', '-c', uri, ...args], { encoding: 'utf8' });
-  let client: Awaited<ReturnType<typeof connectLauncher>> | undefined;
+  let client: LauncherClient | undefined;
   const ours: number[] = [];
   const peer: number[] = [];
   try {
@@ -350,7 +356,7 @@ interface Pod {
 async function startPod(root: string, name: string): Promise<Pod> {
   await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
   const m = inRoot(root, [MONITOR, '--', ...launcherArgs(name)]);
-  let client: Awaited<ReturnType<typeof connectLauncher>> | undefined;
+  let client: LauncherClient | undefined;
   try {
     await waitForFile(join(root, 'run/kubevirt/sockets/launcher-sock'));
     client = await connectLauncher(join(root, 'run/kubevirt/sockets/launcher-sock'));

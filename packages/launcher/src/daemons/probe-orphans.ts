@@ -5,7 +5,8 @@
 // daemon's probes when all of these hold: its argv is a probe's (`-machine none...` and a `qmp-` QMP socket),
 // it lives in this launcher's mount namespace (a pod's libvirt sees the same /var/lib/libvirt), and it started
 // after this launcher did (an older one cannot be ours). Test and bench harnesses that SIGKILL a launcher in a
-// private root end its probes the same way, by that root's mount namespace (foreignMountNamespaces, killProbesIn).
+// private root end what is left in it (probes included) by that root's mount namespace (foreignMountNamespaces,
+// killAllIn).
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { log } from '../log.js';
@@ -93,28 +94,17 @@ const SWEEP_GAP_MS = 50;
 const MAX_SWEEPS = 20;
 
 /**
- * SIGKILLs every QEMU capability probe in these mount namespaces, what a pod's PID namespace does when it ends.
- * A daemon killed a moment ago may have a child that has not exec'd QEMU yet, or a probe still forking into the
- * background (-daemonize): sweeps repeat until two in a row, a moment apart, find no new probe.
- */
-export function killProbesIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
-  return sweep(() => findProbesIn(mountNamespaces));
-}
-
-/**
  * SIGKILLs every process left in these mount namespaces (a test's or the bench's private root, never the caller's
- * own): what a pod's PID namespace does to all of the pod's processes when it ends. A harness that kills a
- * launcher's tree right after it is ready can miss a daemon the launcher spawns in that moment (virtlogd follows
- * "Marked as ready"), besides the probes; this finds them by namespace, in the same repeated sweeps.
+ * own): what a pod's PID namespace does to all of the pod's processes when it ends. Besides the probes libvirt
+ * daemonized, a harness that kills a launcher's tree right after it is ready can miss a daemon the launcher spawns in
+ * that moment (virtlogd follows "Marked as ready"). A daemon killed a moment ago may also have a child that has not
+ * exec'd yet, or a probe still forking into the background (-daemonize): sweeps repeat until two in a row, a moment
+ * apart, find nothing new.
  */
-export function killAllIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
-  return sweep(() => findIn(mountNamespaces, () => true));
-}
-
-async function sweep(find: () => Promise<number[]>): Promise<number[]> {
+export async function killAllIn(mountNamespaces: ReadonlySet<string>): Promise<number[]> {
   const killed = new Set<number>();
   for (let round = 0, quiet = 0; quiet < 2 && round < MAX_SWEEPS; round++) {
-    const fresh = (await find()).filter((pid) => !killed.has(pid));
+    const fresh = (await findIn(mountNamespaces, () => true)).filter((pid) => !killed.has(pid));
     for (const pid of killPids(fresh)) killed.add(pid);
     quiet = fresh.length > 0 ? 0 : quiet + 1;
     await sleep(SWEEP_GAP_MS);
