@@ -57,14 +57,15 @@ describe('disks', () => {
   ])('volume %j lives at %s', (source, path) => {
     expect(one({ name: 'v', disk: { bus: 'virtio' } }, { name: 'v', ...source } as Volume)?.source.file).toBe(path);
   });
-  it('cdrom: readonly unless readonly false, tray, no discard; scsi gets a drive address', () => {
+  // converter.go (KubeVirt v1.9.0), Convert_v1_Disk_To_api_Disk: the CDRom branch assigns no SCSI address.
+  it('cdrom: readonly unless readonly false, tray, no discard; on scsi no drive address', () => {
     const c = one({ name: 'c', cdrom: { bus: 'scsi', tray: 'open' } }, { name: 'c', configMap: { name: 'x' } });
     expect(c).toMatchObject({
       device: 'cdrom',
       readonly: true,
       target: { tray: 'open', dev: 'sda' },
-      address: { type: 'drive', unit: '0' },
     });
+    expect(c?.address).toBeUndefined();
     expect(c?.driver.discard).toBeUndefined();
     expect(one({ name: 'c', cdrom: { bus: 'sata', readonly: false } }, { name: 'c', configMap: {} })?.readonly).toBe(
       false,

@@ -112,9 +112,12 @@ function deviceFlags(out: DomainDisk, { disk, kind, device, bus, ctx }: DiskInpu
   if (kind !== 'cdrom' && !ctx.raw.volumesDiscardIgnore.includes(disk.name)) out.driver.discard = 'unmap';
 }
 
-/** SCSI disks sit on controller 0 at the unit their target names; a PCI address only on the virtio bus. */
-function deviceAddress(out: DomainDisk, { disk, bus, target, field }: DiskInput): void {
-  if (bus === 'scsi')
+/**
+ * SCSI disks and LUNs sit on controller 0 at the unit their target names; a SCSI CD-ROM is left for
+ * libvirt to place, as KubeVirt leaves it. A PCI address only on the virtio bus.
+ */
+function deviceAddress(out: DomainDisk, { disk, kind, bus, target, field }: DiskInput): void {
+  if (bus === 'scsi' && kind !== 'cdrom')
     out.address = { type: 'drive', controller: '0', bus: '0', unit: String(suffixToIndex(target.slice(2))) };
   const pci = disk.disk?.pciAddress;
   if (pci) {

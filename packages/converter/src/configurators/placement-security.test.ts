@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { convert } from '../builder.js';
 import { ConversionError } from '../errors.js';
 import { ConverterContext } from '../gen/virtlauncher/converter/v1/converter.js';
+import { vmiJson } from '../testing/fixture.js';
 import { parseVmi } from '../vmi/parse.js';
 import { toDomainXml } from '../xml/domain-xml.js';
 import { realtimeVcpus } from './realtime.js';
@@ -21,21 +22,6 @@ const HOST_NUMA = [
   { id: 1, cpus: [4, 5, 6, 7], distances: { 0: 20, 1: 10 }, cpuSiblings: [] },
 ];
 
-function vmiJson(domain: Record<string, unknown>): string {
-  return JSON.stringify({
-    apiVersion: 'kubevirt.io/v1',
-    kind: 'VirtualMachineInstance',
-    metadata: { name: 'rt', namespace: 'ns', uid: 'u1' },
-    spec: {
-      domain: {
-        resources: { requests: { memory: '64Mi' } },
-        devices: { autoattachPodInterface: false, autoattachGraphicsDevice: false },
-        ...domain,
-      },
-    },
-  });
-}
-
 function xmlOf(domain: Record<string, unknown>, ctx: Partial<ConverterContext> = {}): string {
   const full = ConverterContext.fromPartial({
     architecture: 'amd64',
@@ -43,7 +29,7 @@ function xmlOf(domain: Record<string, unknown>, ctx: Partial<ConverterContext> =
     hotplugPorts: false,
     ...ctx,
   });
-  return toDomainXml(convert(parseVmi(vmiJson(domain)), full));
+  return toDomainXml(convert(parseVmi(vmiJson('rt', domain)), full));
 }
 
 function refusal(domain: Record<string, unknown>, ctx: Partial<ConverterContext> = {}): ConversionError {

@@ -26,3 +26,17 @@ export function run(
   step.configure(v, domain, resolveContext(ConverterContext.fromPartial(ctx), v));
   return domain;
 }
+
+/**
+ * A VMI as the JSON the API serves, for whole conversions through parseVmi: 64Mi of memory and no pod
+ * interface or graphics unless `domain` says otherwise (its devices are merged over those two switches).
+ */
+export function vmiJson(name: string, domain: Record<string, unknown>, spec: Record<string, unknown> = {}): string {
+  const devices = { autoattachPodInterface: false, autoattachGraphicsDevice: false, ...(domain.devices as object) };
+  return JSON.stringify({
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachineInstance',
+    metadata: { name, namespace: 'ns', uid: 'u1' },
+    spec: { domain: { resources: { requests: { memory: '64Mi' } }, ...domain, devices }, ...spec },
+  });
+}
