@@ -71,4 +71,27 @@ describe('disk, LUN and CD-ROM settings by device kind', () => {
     expect(diskNamed(domain, 'lun').address).toEqual({ type: 'drive', controller: '0', bus: '0', unit: '2' });
     expect(await validation('scsi-kinds', xml)).toContain('validates');
   });
+
+  // converter.go, Convert_v1_Disk_To_api_Disk: only the Disk branch copies the serial.
+  it('a serial is kept on a disk and dropped on a CD-ROM and a LUN', async () => {
+    const { domain, xml } = converted(
+      {
+        devices: {
+          disks: [
+            { name: 'cd', cdrom: { bus: 'sata' }, serial: 'CD-SERIAL' },
+            { name: 'lun', lun: { bus: 'scsi' }, serial: 'LUN-SERIAL' },
+            { name: 'data', disk: { bus: 'virtio' }, serial: 'DISK-SERIAL' },
+          ],
+        },
+      },
+      { volumes: [pvc('cd'), pvc('lun'), pvc('data')] },
+      { isBlockPvc: { lun: true } },
+    );
+    expect(diskNamed(domain, 'cd').serial).toBeUndefined();
+    expect(diskNamed(domain, 'lun').serial).toBeUndefined();
+    expect(diskNamed(domain, 'data').serial).toBe('DISK-SERIAL');
+    expect(xml).not.toContain('CD-SERIAL');
+    expect(xml).not.toContain('LUN-SERIAL');
+    expect(await validation('serials', xml)).toContain('validates');
+  });
 });

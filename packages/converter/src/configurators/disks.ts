@@ -85,14 +85,17 @@ function volumeIndexOf(input: DiskInput, lookup: VolumeLookup): number {
   return volumeIndex;
 }
 
-/** Device kind, target and bus, serial, the driver's cache/io/error policy, alias and boot order. */
+/**
+ * Device kind, target and bus, serial (a disk's only: KubeVirt gives a CD-ROM or LUN none), the driver's
+ * cache/io/error policy, alias and boot order.
+ */
 function targetAndDriver({ disk, kind, bus, target }: DiskInput): DomainDisk {
   return {
     device: kind,
     type: 'file',
     source: {},
     target: { bus, dev: target, tray: disk.cdrom?.tray || undefined },
-    serial: disk.serial || undefined,
+    serial: (kind === 'disk' && disk.serial) || undefined,
     driver: {
       name: 'qemu',
       cache: disk.cache || undefined,
