@@ -94,4 +94,24 @@ describe('disk, LUN and CD-ROM settings by device kind', () => {
     expect(xml).not.toContain('LUN-SERIAL');
     expect(await validation('serials', xml)).toContain('validates');
   });
+
+  // converter.go, Convert_v1_Disk_To_api_Disk: the virtio model (transitional or not) is set in the Disk
+  // branch only; a virtio LUN stays without one.
+  it('a virtio LUN gets no model; a virtio disk beside it gets the virtio model', async () => {
+    const { domain, xml } = converted(
+      {
+        devices: {
+          disks: [
+            { name: 'lun', lun: { bus: 'virtio' } },
+            { name: 'data', disk: { bus: 'virtio' } },
+          ],
+        },
+      },
+      { volumes: [pvc('lun'), pvc('data')] },
+      { isBlockPvc: { lun: true } },
+    );
+    expect(diskNamed(domain, 'lun').model).toBeUndefined();
+    expect(diskNamed(domain, 'data').model).toBe('virtio-non-transitional');
+    expect(await validation('virtio-lun', xml)).toContain('validates');
+  });
 });

@@ -107,9 +107,12 @@ function targetAndDriver({ disk, kind, bus, target }: DiskInput): DomainDisk {
   };
 }
 
-/** virtio model, read-only (a CD-ROM is read-only unless it says otherwise) and discard. */
+/**
+ * virtio model (a disk's only: KubeVirt leaves a virtio LUN without one), read-only (a CD-ROM is
+ * read-only unless it says otherwise) and discard.
+ */
 function deviceFlags(out: DomainDisk, { disk, kind, device, bus, ctx }: DiskInput): void {
-  if (bus === 'virtio') out.model = ctx.virtioModel;
+  if (bus === 'virtio' && kind === 'disk') out.model = ctx.virtioModel;
   if (kind === 'cdrom') out.readonly = disk.cdrom?.readonly !== false;
   else out.readonly = device.readonly === true || undefined;
   if (kind !== 'cdrom' && !ctx.raw.volumesDiscardIgnore.includes(disk.name)) out.driver.discard = 'unmap';
