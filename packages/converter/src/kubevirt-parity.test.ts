@@ -114,4 +114,38 @@ describe('disk, LUN and CD-ROM settings by device kind', () => {
     expect(diskNamed(domain, 'data').model).toBe('virtio-non-transitional');
     expect(await validation('virtio-lun', xml)).toContain('validates');
   });
+
+  // converter.go, Convert_v1_Disk_To_api_Disk: shareable (with its cache none default and its refusal of
+  // any other cache) is read in the Disk branch only; a CD-ROM or LUN keeps the cache it asks for.
+  it('shareable applies to a disk only: a shareable CD-ROM with cache writeback converts, unshared', async () => {
+    const { domain, xml } = converted(
+      {
+        devices: {
+          disks: [
+            { name: 'cd', cdrom: { bus: 'sata' }, shareable: true, cache: 'writeback' },
+            { name: 'cd2', cdrom: { bus: 'sata' }, shareable: true },
+            { name: 'lun', lun: { bus: 'scsi' }, shareable: true },
+            { name: 'data', disk: { bus: 'virtio' }, shareable: true },
+          ],
+        },
+      },
+      { volumes: [pvc('cd'), pvc('cd2'), pvc('lun'), pvc('data')] },
+      { isBlockPvc: { lun: true } },
+    );
+    expect(diskNamed(domain, 'cd')).toMatchObject({ driver: { cache: 'writeback' } });
+    for (const name of ['cd', 'cd2', 'lun']) expect(diskNamed(domain, name).shareable).toBeUndefined();
+    expect(diskNamed(domain, 'cd2').driver.cache).toBeUndefined();
+    expect(diskNamed(domain, 'lun').driver.cache).toBeUndefined();
+    expect(diskNamed(domain, 'data')).toMatchObject({ shareable: true, driver: { cache: 'none' } });
+    expect(await validation('shareable', xml)).toContain('validates');
+  });
+
+  it('a shareable disk with cache writeback is still refused, naming the field', () => {
+    expect(() =>
+      converted(
+        { devices: { disks: [{ name: 'data', disk: { bus: 'virtio' }, shareable: true, cache: 'writeback' }] } },
+        { volumes: [pvc('data')] },
+      ),
+    ).toThrow('spec.domain.devices.disks[0].cache');
+  });
 });

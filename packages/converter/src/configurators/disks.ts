@@ -153,9 +153,12 @@ function reservation(out: DomainDisk, { disk, ctx }: DiskInput): void {
   };
 }
 
-/** Shareable (cache none, the only safe cache for a disk written by two guests) and the block size. */
-function sharingAndBlockSize(out: DomainDisk, { disk, field, ctx }: DiskInput): void {
-  if (disk.shareable) {
+/**
+ * Shareable (cache none, the only safe cache for a disk written by two guests) and the block size.
+ * KubeVirt reads `shareable` on disks only: a CD-ROM or LUN that sets it keeps its own cache, unshared.
+ */
+function sharingAndBlockSize(out: DomainDisk, { disk, kind, field, ctx }: DiskInput): void {
+  if (disk.shareable && kind === 'disk') {
     out.shareable = true;
     out.driver.cache ??= 'none';
     if (out.driver.cache !== 'none')
