@@ -149,3 +149,23 @@ describe('disk, LUN and CD-ROM settings by device kind', () => {
     ).toThrow('spec.domain.devices.disks[0].cache');
   });
 });
+
+describe('the USB controller', () => {
+  const usbModel = (domain: Domain) => domain.devices.controllers.find((c) => c.type === 'usb')?.model;
+
+  // arch/amd64.go, converterAMD64.IsUSBNeeded: of the disks only a Disk on the usb bus needs the
+  // controller; a USB CD-ROM or LUN leaves it at model none.
+  it.each([
+    ['a USB CD-ROM alone', { name: 'd', cdrom: { bus: 'usb' } }, 'none'],
+    ['a USB LUN alone', { name: 'd', lun: { bus: 'usb' } }, 'none'],
+    ['a USB disk', { name: 'd', disk: { bus: 'usb' } }, 'qemu-xhci'],
+  ])('%s (%j): usb controller model %s', async (label, disk, model) => {
+    const { domain, xml } = converted(
+      { devices: { disks: [disk] } },
+      { volumes: [pvc('d')] },
+      { isBlockPvc: { d: true } },
+    );
+    expect(usbModel(domain)).toBe(model);
+    expect(await validation(`usb-${label.replaceAll(' ', '-')}`, xml)).toContain('validates');
+  });
+});

@@ -7,13 +7,14 @@ import type { Configurator } from './configurator.js';
 
 export const DISABLE_PCI_HOLE64_ANNOTATION = 'kubevirt.io/disablePCIHole64';
 
+/** Of the disks, only a disk on the usb bus turns the controller on (a USB CD-ROM or LUN does not, as in KubeVirt). */
 function usbNeeded(vmi: VirtualMachineInstance, ctx: Resolved): boolean {
   if (ctx.arch.arch === 'arm64') return true;
   if (ctx.arch.arch === 's390x') return false;
   const devices = vmi.spec.domain.devices;
   return (
     (devices.inputs ?? []).some((i) => !i.bus || i.bus === 'usb') ||
-    (devices.disks ?? []).some((d) => (d.disk ?? d.lun ?? d.cdrom)?.bus === 'usb') ||
+    (devices.disks ?? []).some((d) => d.disk?.bus === 'usb') ||
     devices.clientPassthrough !== undefined ||
     ctx.raw.genericHostDevices.some((d) => d.type === 'usb')
   );
