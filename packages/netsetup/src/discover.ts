@@ -6,7 +6,7 @@ import { hostname as osHostname } from 'node:os';
 import { CommandError, InterfaceNotFoundError, ResolvConfError } from './errors.js';
 import { checkNetns, ipJsonBatch } from './exec.js';
 import { checkIfname } from './names.js';
-import { isGlobalUnicast } from './cidr.js';
+import { isGlobalUnicast } from '@virt-launcher/shared';
 import type { IpLink } from './links.js';
 import type { PodInterfaceFacts, PodRoute } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 

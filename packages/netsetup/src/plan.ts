@@ -1,8 +1,8 @@
 // planMasquerade: pure computation of everything the masquerade binding needs in the pod namespace.
-import { DEFAULT_VM_CIDR, hostAt, isGlobalUnicast, parseVmCidr } from './cidr.js';
-import type { Family } from './cidr.js';
+import { DEFAULT_VM_CIDR, VmCidrError, hostAt, isGlobalUnicast, parseVmCidr } from '@virt-launcher/shared';
+import type { Family } from '@virt-launcher/shared';
 import { guestDhcpConfig } from './dhcp-config.js';
-import { InvalidRequestError } from './errors.js';
+import { InvalidCidrError, InvalidRequestError } from './errors.js';
 import { BRIDGE_MAC, NFT_TABLE, bridgeNameFor, checkIfname, tapNameFor } from './names.js';
 import { natRules, renderTable } from './nft-rules.js';
 import type { NftFamily } from './nft-rules.js';
@@ -22,7 +22,13 @@ import type {
 export const MAX_QUEUES = 256;
 
 function addressing(cidrText: string, family: Family): GuestAddressing {
-  const cidr = parseVmCidr(cidrText || DEFAULT_VM_CIDR[family], family);
+  let cidr;
+  try {
+    cidr = parseVmCidr(cidrText || DEFAULT_VM_CIDR[family], family);
+  } catch (err) {
+    if (err instanceof VmCidrError) throw new InvalidCidrError(err.cidr, err.reason);
+    throw err;
+  }
   return { gatewayIp: hostAt(cidr, 1), guestIp: hostAt(cidr, 2), prefixLength: cidr.prefix };
 }
 

@@ -2,7 +2,7 @@
 // does: the pod network's vmNetworkCIDR / vmIPv6NetworkCIDR, the interface's ports, portRanges and dhcpOptions,
 // istio from the VMI's sidecar annotation, and each address family exactly when the pod interface has a global
 // address of it. The VMI is read structurally (roles do not import the converter), so only the fields used are typed here.
-import { isGlobalUnicast } from './cidr.js';
+import { isGlobalUnicast } from '@virt-launcher/shared';
 import { InvalidRequestError } from './errors.js';
 import { portRangeSpec, validatePorts } from './ports.js';
 import type {

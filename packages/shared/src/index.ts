@@ -26,3 +26,14 @@ export {
   type PositionMap,
   type SourceMapV3,
 } from './position-map.js';
+export {
+  DEFAULT_VM_CIDR,
+  VmCidrError,
+  formatAddress,
+  hostAt,
+  isGlobalUnicast,
+  parseAddress,
+  parseVmCidr,
+  type Cidr,
+  type Family,
+} from './vm-cidr.js';

@@ -2,7 +2,7 @@
 // the pod's DNS, handed to one client (the guest's MAC) from the bridge's fake address (docs/bridge.md#dhcp).
 import { DEFAULT_LEASE_SECONDS, type DhcpServerConfig } from '@virt-launcher/contracts';
 import { isIPv4 } from 'node:net';
-import { isGlobalUnicast } from '../cidr.js';
+import { isGlobalUnicast } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 import { guestDns } from '../resolvconf.js';
 import type { DhcpOptions, PodInterfaceFacts, PodRoute } from '../gen/virtlauncher/netsetup/v1/netsetup.js';

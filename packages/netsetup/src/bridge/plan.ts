@@ -1,7 +1,7 @@
 // planBridge: pure computation of the bridge binding for one pod interface (docs/bridge.md). The pod interface
 // becomes a port of the bridge k6t-<name> under a new name and without its addresses, the tap joins the bridge,
 // and the guest gets the pod's old IPv4 address (and MAC) by DHCP.
-import { isGlobalUnicast } from '../cidr.js';
+import { isGlobalUnicast } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 import { MAX_QUEUES } from '../plan.js';
 import { bridgeNameFor, checkIfname, tapNameFor } from '../names.js';

@@ -1,7 +1,18 @@
-// Address arithmetic for the VM networks (gateway = network+1, guest = network+2) in both families,
-// done on bigints so IPv4 and IPv6 share one path.
+// Address arithmetic for the masquerade VM networks (gateway = network+1, guest = network+2) in both families,
+// done on bigints so IPv4 and IPv6 share one path. Both sides need it the same way, as in KubeVirt (whose node
+// side gives the bridge the gateway address and whose launcher hands the guest its address from one CIDR).
 import { isIPv4, isIPv6 } from 'node:net';
-import { InvalidCidrError } from './errors.js';
+
+/** A VM network CIDR (or an address in one) that cannot be used, with the text and why. */
+export class VmCidrError extends Error {
+  constructor(
+    readonly cidr: string,
+    readonly reason: string,
+  ) {
+    super(`invalid VM network CIDR "${cidr}": ${reason}`);
+    this.name = 'VmCidrError';
+  }
+}
 
 export type Family = 4 | 6;
 
@@ -24,7 +35,7 @@ export function parseAddress(text: string): { family: Family; value: bigint } {
     const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
     return { family: 6, value: groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n) };
   }
-  throw new InvalidCidrError(text, 'not an IPv4 or IPv6 address');
+  throw new VmCidrError(text, 'not an IPv4 or IPv6 address');
 }
 
 /** Canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run of 2+ groups as "::"). */
@@ -51,18 +62,18 @@ export function formatAddress(family: Family, value: bigint): string {
 /** Parses "a.b.c.d/n" or "x::/n" for the given family; host bits are masked off as Go's net.ParseCIDR does. */
 export function parseVmCidr(text: string, family: Family): Cidr {
   const slash = text.indexOf('/');
-  if (slash < 0) throw new InvalidCidrError(text, 'missing "/prefix"');
+  if (slash < 0) throw new VmCidrError(text, 'missing "/prefix"');
   const { family: got, value } = parseAddress(text.slice(0, slash));
-  if (got !== family) throw new InvalidCidrError(text, `expected an IPv${family} network`);
+  if (got !== family) throw new VmCidrError(text, `expected an IPv${family} network`);
   const prefixText = text.slice(slash + 1);
   const bits = BITS[family];
   if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits) {
-    throw new InvalidCidrError(text, `prefix must be 0..${bits}`);
+    throw new VmCidrError(text, `prefix must be 0..${bits}`);
   }
   const prefix = Number(prefixText);
   // KubeVirt needs a gateway and a guest: at least 2 host addresses.
   if (prefix > bits - 2)
-    throw new InvalidCidrError(text, 'VM CIDR subnet is too small, at least 2 host addresses are required');
+    throw new VmCidrError(text, 'VM CIDR subnet is too small, at least 2 host addresses are required');
   const hostMask = (1n << BigInt(bits - prefix)) - 1n;
   return { family, network: value & ~hostMask, prefix };
 }
@@ -83,4 +94,5 @@ export function isGlobalUnicast(text: string): boolean {
   return value !== 0n && value !== 1n && top16 >> 8n !== 0xffn && (top16 & 0xffc0n) !== 0xfe80n;
 }
 
+/** KubeVirt's defaults for the pod network's vmNetworkCIDR and vmIPv6NetworkCIDR. */
 export const DEFAULT_VM_CIDR: Record<Family, string> = { 4: '10.0.2.0/24', 6: 'fd10:0:2::/120' };

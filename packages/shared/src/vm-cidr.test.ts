@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAddress, hostAt, isGlobalUnicast, parseAddress, parseVmCidr } from './cidr.js';
-import { InvalidCidrError } from './errors.js';
+import { formatAddress, hostAt, VmCidrError, isGlobalUnicast, parseAddress, parseVmCidr } from './vm-cidr.js';
 
 describe('cidr', () => {
   it('gateway and guest are network+1 and network+2, host bits masked', () => {
@@ -22,7 +21,7 @@ describe('cidr', () => {
       ['10.0.0.0/24', 6],
       ['nonsense/8', 4],
     ] as const) {
-      expect(() => parseVmCidr(text, fam), text).toThrow(InvalidCidrError);
+      expect(() => parseVmCidr(text, fam), text).toThrow(VmCidrError);
     }
   });
 
