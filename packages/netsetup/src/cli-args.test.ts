@@ -4,30 +4,11 @@ import { parseCli, UsageError, type MasqueradeArgs } from './cli-args.js';
 const base = ['masquerade', '--netns', 'ns', '--pod-iface', 'eth0'];
 
 describe('virt-netsetup masquerade flags', () => {
-  it('DHCP options 42, 66, 67 and private ones from the flags', () => {
-    const a = parseCli([
-      ...base,
-      '--ntp',
-      '10.0.0.5,10.0.0.6',
-      '--tftp-server',
-      'tftp.example',
-      '--bootfile',
-      'pxelinux.0',
-      '--private-option',
-      '240=hello',
-      '--private-option',
-      '254=',
-    ]) as MasqueradeArgs;
-    expect(a.dhcpOptions).toEqual({
-      ntpServers: ['10.0.0.5', '10.0.0.6'],
-      tftpServerName: 'tftp.example',
-      bootfileName: 'pxelinux.0',
-      privateOptions: [
-        { code: 240, value: Buffer.from('hello') },
-        { code: 254, value: Buffer.alloc(0) },
-      ],
-    });
-    expect((parseCli(base) as MasqueradeArgs).dhcpOptions).toBeUndefined();
+  it('refuses the guest DHCP flags: phase 2 (the launcher) takes them from the VMI', () => {
+    // KubeVirt's node side (pkg/network/setup/netpod) never sees dhcpOptions or the subdomain.
+    for (const flag of ['--ntp', '--subdomain', '--bootfile', '--resolv-conf']) {
+      expect(() => parseCli([...base, flag, 'x']), flag).toThrow(UsageError);
+    }
   });
 
   it('--vmi with --iface; the flags the VMI decides are refused beside it', () => {

@@ -2,22 +2,20 @@
 import { parseArgs } from 'node:util';
 import { BadInputError } from './errors.js';
 import { parsePorts } from './ports.js';
-import type { DhcpOptions, PortSpec } from './gen/virtlauncher/netsetup/v1/netsetup.js';
+import type { PortSpec } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
 export const USAGE = `usage:
   virt-netsetup masquerade --netns NAME --pod-iface eth0 [--ports tcp:80,udp:53] [--ipv6] [--queues N]
-                [--tap-uid 107] [--tap-gid 107] [--vm-cidr CIDR] [--vm-ipv6-cidr CIDR] [--subdomain S]
-                [--resolv-conf PATH] [--hostname NAME] [--legacy-migration-ports] [--istio] [--dry-run]
-                [--ntp IP[,IP]] [--tftp-server NAME] [--bootfile NAME] [--private-option CODE=TEXT]...
-                [--output json|text]
+                [--tap-uid 107] [--tap-gid 107] [--vm-cidr CIDR] [--vm-ipv6-cidr CIDR]
+                [--legacy-migration-ports] [--istio] [--dry-run] [--output json|text]
   virt-netsetup masquerade --netns NAME --pod-iface eth0 --vmi FILE [--iface NAME] [--queues N]
-                [--tap-uid 107] [--tap-gid 107] [--resolv-conf PATH] [--hostname NAME]
-                [--legacy-migration-ports] [--dry-run] [--output json|text]
-      --vmi reads a VirtualMachineInstance (JSON) and takes from its interface --iface (default: the
-      first masquerade one) what KubeVirt takes: ports, dhcpOptions, the pod network's vmNetworkCIDR and
-      vmIPv6NetworkCIDR, subdomain, istio from the sidecar.istio.io/inject annotation, and IPv6 whenever
-      the pod interface has a global IPv6 address. IPv6 brings DHCPv6 and router advertisements.
-      The flags that the VMI decides are refused with --vmi.
+                [--tap-uid 107] [--tap-gid 107] [--legacy-migration-ports] [--dry-run] [--output json|text]
+      Phase 1 of the masquerade binding, as KubeVirt's node side does it: bridge k6t-<pod iface> with the
+      gateway addresses, the tap, nftables NAT and sysctls. The guest's DHCP configuration is the launcher's
+      job (phase 2). --vmi reads a VirtualMachineInstance (JSON) and takes from its interface --iface
+      (default: the first masquerade one) what KubeVirt's node side takes: ports, the pod network's
+      vmNetworkCIDR and vmIPv6NetworkCIDR, istio from the sidecar.istio.io/inject annotation, and IPv6
+      whenever the pod interface has a global IPv6 address. The flags that the VMI decides are refused with --vmi.
   virt-netsetup teardown --netns NAME --pod-iface eth0 [--output json|text]`;
 
 export class UsageError extends BadInputError {}
@@ -33,12 +31,8 @@ export interface MasqueradeArgs {
   tapGid: number;
   vmCidr: string;
   vmIpv6Cidr: string;
-  subdomain: string;
-  resolvConf: string | undefined;
-  hostname: string | undefined;
   legacyMigrationPorts: boolean;
   istio: boolean;
-  dhcpOptions: DhcpOptions | undefined;
   /** Path of a VMI JSON file: the request then comes from it (masqueradeRequestFor). */
   vmi: string | undefined;
   /** The VMI interface to set up; empty: the first masquerade one. */
@@ -63,41 +57,7 @@ function uint(name: string, text: string | undefined, fallback: number): number 
 }
 
 /** The flags that a VMI file answers for itself. */
-const VMI_DECIDES = [
-  'ports',
-  'ipv6',
-  'vm-cidr',
-  'vm-ipv6-cidr',
-  'subdomain',
-  'istio',
-  'ntp',
-  'tftp-server',
-  'bootfile',
-  'private-option',
-] as const;
-
-/** Options 42, 66, 67 and 224..254 of the guest's DHCPv4 lease; undefined when none is given. */
-function dhcpOptionsOf(values: {
-  ntp?: string;
-  'tftp-server'?: string;
-  bootfile?: string;
-  'private-option'?: string[];
-}): DhcpOptions | undefined {
-  const privates = values['private-option'] ?? [];
-  if (values.ntp === undefined && !values['tftp-server'] && !values.bootfile && privates.length === 0) return undefined;
-  return {
-    ntpServers: (values.ntp ?? '').split(',').filter((s) => s !== ''),
-    tftpServerName: values['tftp-server'] ?? '',
-    bootfileName: values.bootfile ?? '',
-    privateOptions: privates.map((text) => {
-      const m = /^(\d{1,3})=(.*)$/s.exec(text);
-      const code = Number(m?.[1]);
-      if (!m || code < 224 || code > 254)
-        throw new UsageError(`--private-option "${text}" is not CODE=TEXT, CODE 224..254`);
-      return { code, value: Buffer.from(m[2] ?? '', 'utf8') };
-    }),
-  };
-}
+const VMI_DECIDES = ['ports', 'ipv6', 'vm-cidr', 'vm-ipv6-cidr', 'istio'] as const;
 
 export function parseCli(argv: string[]): CliArgs {
   const [command, ...rest] = argv;
@@ -117,15 +77,8 @@ export function parseCli(argv: string[]): CliArgs {
         'tap-gid': { type: 'string' },
         'vm-cidr': { type: 'string' },
         'vm-ipv6-cidr': { type: 'string' },
-        subdomain: { type: 'string' },
-        'resolv-conf': { type: 'string' },
-        hostname: { type: 'string' },
         'legacy-migration-ports': { type: 'boolean' },
         istio: { type: 'boolean' },
-        ntp: { type: 'string' },
-        'tftp-server': { type: 'string' },
-        bootfile: { type: 'string' },
-        'private-option': { type: 'string', multiple: true },
         vmi: { type: 'string' },
         iface: { type: 'string' },
         'dry-run': { type: 'boolean' },
@@ -158,12 +111,8 @@ export function parseCli(argv: string[]): CliArgs {
     tapGid: uint('tap-gid', values['tap-gid'], 107),
     vmCidr: values['vm-cidr'] ?? '',
     vmIpv6Cidr: values['vm-ipv6-cidr'] ?? '',
-    subdomain: values.subdomain ?? '',
-    resolvConf: values['resolv-conf'],
-    hostname: values.hostname,
     legacyMigrationPorts: values['legacy-migration-ports'] ?? false,
     istio: values.istio ?? false,
-    dhcpOptions: dhcpOptionsOf(values),
     vmi: values.vmi,
     iface: values.iface ?? '',
     dryRun: values['dry-run'] ?? false,

@@ -6,7 +6,6 @@ import { parseCli, USAGE } from './cli-args.js';
 import type { MasqueradeArgs, TeardownArgs } from './cli-args.js';
 import { discoverPodInterface } from './discover.js';
 import { readFile } from 'node:fs/promises';
-import type { DhcpV4Config } from '@virt-launcher/contracts';
 import { BadInputError, InvalidRequestError } from './errors.js';
 import { planMasquerade } from './plan.js';
 import { teardown } from './teardown.js';
@@ -32,7 +31,7 @@ async function requestFromVmiFile(a: MasqueradeArgs, pod: PodInterfaceFacts): Pr
 }
 
 async function masquerade(a: MasqueradeArgs): Promise<void> {
-  const pod = await discoverPodInterface(a.netns, a.podIface, { resolvConfPath: a.resolvConf, hostname: a.hostname });
+  const pod = await discoverPodInterface(a.netns, a.podIface);
   // A plain request object: the generated codec is only loaded when JSON is printed (it costs start-up time).
   const request: MasqueradeRequest = a.vmi
     ? await requestFromVmiFile(a, pod)
@@ -45,11 +44,9 @@ async function masquerade(a: MasqueradeArgs): Promise<void> {
         tapGid: a.tapGid,
         vmNetworkCidr: a.vmCidr,
         vmIpv6NetworkCidr: a.vmIpv6Cidr,
-        subdomain: a.subdomain,
         tapName: '',
         legacyMigrationPorts: a.legacyMigrationPorts,
         istio: a.istio,
-        dhcpOptions: a.dhcpOptions,
       };
   const plan = planMasquerade(request);
   const applied = a.dryRun ? undefined : await applyPlan(plan, a.netns);
@@ -63,26 +60,12 @@ async function masquerade(a: MasqueradeArgs): Promise<void> {
     `tap ${plan.tap!.name} master ${plan.tap!.master} mtu ${plan.tap!.mtu} owner ${plan.tap!.ownerUid}:${plan.tap!.ownerGid}` +
       (plan.tap!.multiqueue ? ` multiqueue ${plan.tap!.queues}` : ''),
     ...plan.sysctls.map((s) => `sysctl ${s.path}=${s.value}`),
-    plan.dhcp?.v4 &&
-      `dhcp4 ${plan.dhcp.v4.clientIpCidr} router ${plan.dhcp.v4.router} dns ${plan.dhcp.v4.dnsServers.join(',')} search ${plan.dhcp.v4.searchDomains.join(',')} mtu ${plan.dhcp.v4.mtu}`,
-    plan.dhcp?.v4 && dhcpOptionsLine(plan.dhcp.v4),
-    plan.dhcp?.v6 && `dhcp6 ${plan.dhcp.v6.clientIpCidr} dns ${plan.dhcp.v6.dnsServers.join(',')}`,
-    plan.dhcp?.v6?.routerAdvert &&
-      `ra prefix ${plan.dhcp.v6.routerAdvert.prefix} mtu ${plan.dhcp.v6.routerAdvert.mtu} managed`,
+    ...[plan.ipv4, plan.ipv6].map(
+      (g) => g && `guest ${g.guestIp}/${g.prefixLength} gateway ${g.gatewayIp} (the launcher serves it by DHCP)`,
+    ),
     applied ? (applied.noop ? 'applied: already in place' : 'applied') : 'dry run: nothing applied',
   ].filter((l): l is string => !!l);
   process.stdout.write(`${lines.join('\n')}\n${plan.nftRuleset}`);
-}
-
-/** Options 42, 66, 67 and 224..254, when the request carries any. */
-function dhcpOptionsLine(v4: DhcpV4Config): string | undefined {
-  const parts = [
-    v4.bootfileName && `bootfile ${v4.bootfileName}`,
-    v4.tftpServerName && `tftp ${v4.tftpServerName}`,
-    v4.ntpServers.length > 0 && `ntp ${v4.ntpServers.join(',')}`,
-    ...v4.privateOptions.map((p) => `option${p.code} ${Buffer.from(p.value).toString('hex')}`),
-  ].filter((p) => !!p);
-  return parts.length > 0 ? `dhcp4 options ${parts.join(' ')}` : undefined;
 }
 
 async function down(a: TeardownArgs): Promise<void> {

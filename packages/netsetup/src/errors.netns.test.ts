@@ -149,7 +149,7 @@ describe('virt-netsetup CLI', () => {
     }
   });
 
-  it('masquerade prints the plan with its DHCP config; teardown undoes it', async () => {
+  it('masquerade prints the plan with the guest addressing; teardown undoes it', async () => {
     const before = await snapshot();
     const r = await cli(
       'masquerade',
@@ -165,7 +165,7 @@ describe('virt-netsetup CLI', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     const printed = MasqueradePlan.fromJSON(out.plan);
-    expect(printed.dhcp!.v4!.clientIpCidr).toBe('10.0.2.2/24');
+    expect(printed.ipv4).toEqual({ guestIp: '10.0.2.2', gatewayIp: '10.0.2.1', prefixLength: 24 });
     expect(printed.nftRuleset).toContain('udp dport { 53 } counter dnat to 10.0.2.2');
     expect(out.applied.noop).toBe(false);
     expect(await sh('ip', 'netns', 'exec', ns, 'nft', 'list', 'tables')).toBe('table ip nat');

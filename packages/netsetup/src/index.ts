@@ -27,8 +27,7 @@ export {
 export { lockNetns, withNetnsLock, netnsLockPath } from './netns-lock.js';
 export type { NetnsLockOptions } from './netns-lock.js';
 export { LinkConflictError } from './links.js';
-// MasqueradePlan.dhcp and DhcpOptions.privateOptions use @virt-launcher/contracts' DhcpServerConfig and
-// DhcpPrivateOption: import those from the contracts package.
+// DhcpOptions.privateOptions uses @virt-launcher/contracts' DhcpPrivateOption (import it from there);
 export {
   PodInterfaceFacts,
   MasqueradeRequest,

@@ -67,19 +67,10 @@ describe('masquerade in a pod namespace', () => {
     expect(pod.mac).toMatch(/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/);
   });
 
-  it('the plan carries the guest DHCP config from the pod resolv.conf', () => {
-    expect(plan.dhcp!.v4).toMatchObject({
-      interfaceName: 'k6t-eth0',
-      clientIpCidr: '10.0.2.2/24',
-      router: '10.0.2.1',
-      serverIp: '10.0.2.1',
-      dnsServers: ['10.96.0.10'],
-      searchDomains: ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'],
-      domainName: 'default.svc.cluster.local',
-      mtu: 1400,
-      hostname: 'vmi-test',
-    });
-    expect(plan.dhcp!.v6).toMatchObject({ clientIpCidr: 'fd10:0:2::2/120', dnsServers: ['fd00:10:96::a'] });
+  it('the plan carries the guest addressing of both families and no DHCP configuration (phase 2 computes it)', () => {
+    expect(plan.ipv4).toEqual({ guestIp: '10.0.2.2', gatewayIp: '10.0.2.1', prefixLength: 24 });
+    expect(plan.ipv6).toEqual({ guestIp: 'fd10:0:2::2', gatewayIp: 'fd10:0:2::1', prefixLength: 120 });
+    expect(Object.keys(plan)).not.toContain('dhcp');
   });
 
   it('applies bridge, tap, sysctls and NAT', async () => {

@@ -212,7 +212,7 @@ describe('planMasquerade: links, sysctls, addressing', () => {
   it('only IPv6 when the pod has no IPv4', () => {
     const plan = planMasquerade(request({ pod: { ...pod, ipv4Addresses: [] }, ipv6: true }));
     expect(plan.nftTables.map((x) => x.family)).toEqual(['ip6']);
-    expect(plan.dhcp!.v4).toBeUndefined();
+    expect(plan.ipv4).toBeUndefined();
     expect(plan.sysctls).toEqual([{ path: 'net/ipv6/conf/all/forwarding', value: '1' }]);
   });
 });

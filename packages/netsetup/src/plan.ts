@@ -1,7 +1,8 @@
-// planMasquerade: pure computation of everything the masquerade binding needs in the pod namespace.
+// planMasquerade: pure computation of everything the masquerade binding needs in the pod namespace: what
+// KubeVirt's node side does in phase 1 (bridge with the gateway addresses, tap, nftables NAT, sysctls). The
+// guest's DHCP configuration is not part of it: the launcher computes that itself in phase 2, as KubeVirt's does.
 import { DEFAULT_VM_CIDR, VmCidrError, hostAt, isGlobalUnicast, parseVmCidr } from '@virt-launcher/shared';
 import type { Family } from '@virt-launcher/shared';
-import { guestDhcpConfig } from './dhcp-config.js';
 import { InvalidCidrError, InvalidRequestError } from './errors.js';
 import { BRIDGE_MAC, NFT_TABLE, bridgeNameFor, checkIfname, tapNameFor } from './names.js';
 import { natRules, renderTable } from './nft-rules.js';
@@ -159,14 +160,5 @@ export function planMasquerade(request: MasqueradeRequest): MasqueradePlan {
     nftRuleset: nftTables.map((t) => t.text).join(''),
     ipv4,
     ipv6,
-    dhcp: guestDhcpConfig({
-      pod,
-      bridge,
-      bridgeMac: BRIDGE_MAC,
-      ipv4,
-      ipv6,
-      subdomain: request.subdomain,
-      options: request.dhcpOptions,
-    }),
   };
 }

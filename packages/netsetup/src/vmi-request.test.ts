@@ -29,7 +29,7 @@ function vmi(extra: { annotations?: Record<string, string>; pod?: object; iface?
 }
 
 describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)', () => {
-  it('custom CIDRs move gateway, guest, nft rules and the DHCP config of both families', () => {
+  it('custom CIDRs move gateway, guest and nft rules of both families', () => {
     const request = masqueradeRequestFor(
       vmi({ pod: { vmNetworkCIDR: '10.11.12.0/24', vmIPv6NetworkCIDR: 'fd20:5::/64' } }),
       'default',
@@ -37,19 +37,8 @@ describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)
     );
     const plan = planMasquerade(request);
     expect(plan.bridge?.addresses).toEqual(['10.11.12.1/24', 'fd20:5::1/64']);
-    expect(plan.dhcp?.v4).toMatchObject({
-      clientIpCidr: '10.11.12.2/24',
-      router: '10.11.12.1',
-      serverIp: '10.11.12.1',
-    });
-    expect(plan.dhcp?.v6).toMatchObject({ clientIpCidr: 'fd20:5::2/64', dnsServers: ['fd00:10:96::a'] });
-    expect(plan.dhcp?.v6?.routerAdvert).toEqual({
-      prefix: 'fd20:5::1/64',
-      routerLifetimeSeconds: 0,
-      mtu: 1450,
-      intervalSeconds: 0,
-      dnsServers: ['fd00:10:96::a'],
-    });
+    expect(plan.ipv4).toEqual({ guestIp: '10.11.12.2', gatewayIp: '10.11.12.1', prefixLength: 24 });
+    expect(plan.ipv6).toEqual({ guestIp: 'fd20:5::2', gatewayIp: 'fd20:5::1', prefixLength: 64 });
     expect(plan.nftTables.map((t) => t.family)).toEqual(['ip', 'ip6']);
     expect(plan.nftTables[0]?.text).toContain('counter dnat to 10.11.12.2');
     expect(plan.nftTables[1]?.text).toContain('counter dnat to fd20:5::2');
@@ -60,7 +49,6 @@ describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)
     expect(masqueradeRequestFor(vmi(), 'default', dualStack).ipv6).toBe(true);
     const plan = planMasquerade(masqueradeRequestFor(vmi(), 'default', v4Only));
     expect(plan.ipv6).toBeUndefined();
-    expect(plan.dhcp?.v6).toBeUndefined();
     expect(plan.nftTables.map((t) => t.family)).toEqual(['ip']);
   });
 
@@ -125,32 +113,6 @@ describe('masqueradeRequestFor (what the VMI asks for, decided as KubeVirt does)
     expect(planMasquerade(on).nftRuleset).toContain('tcp dport { 15000, 15001, 15004, 15006, 15008');
     const off = masqueradeRequestFor(vmi({ annotations: { 'sidecar.istio.io/inject': 'false' } }), 'default', v4Only);
     expect(off.istio).toBe(false);
-  });
-
-  it('dhcpOptions become options 67, 66, 42 and the private ones as the string bytes', () => {
-    const request = masqueradeRequestFor(
-      vmi({
-        iface: {
-          dhcpOptions: {
-            bootFileName: 'pxelinux.0',
-            tftpServerName: 'tftp.example',
-            ntpServers: ['10.0.0.5'],
-            privateOptions: [
-              { option: 240, value: 'extra' },
-              { option: 100, value: 'dropped: outside 224..254' },
-            ],
-          },
-        },
-      }),
-      'default',
-      v4Only,
-    );
-    expect(planMasquerade(request).dhcp?.v4).toMatchObject({
-      bootfileName: 'pxelinux.0',
-      tftpServerName: 'tftp.example',
-      ntpServers: ['10.0.0.5'],
-      privateOptions: [{ code: 240, value: Buffer.from('extra') }],
-    });
   });
 
   it('refuses an interface that is missing, not masquerade, or not on the pod network', () => {

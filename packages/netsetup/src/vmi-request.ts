@@ -1,5 +1,5 @@
 // masqueradeRequestFor: the MasqueradeRequest that one VMI interface asks for, decided as KubeVirt's node side
-// does: the pod network's vmNetworkCIDR / vmIPv6NetworkCIDR, the interface's ports, portRanges and dhcpOptions,
+// does: the pod network's vmNetworkCIDR / vmIPv6NetworkCIDR, the interface's ports and portRanges,
 // istio from the VMI's sidecar annotation, and each address family exactly when the pod interface has a global
 // address of it. The VMI is read structurally (roles do not import the converter), so only the fields used are typed here.
 import { isGlobalUnicast } from '@virt-launcher/shared';
@@ -106,10 +106,8 @@ export function masqueradeRequestFor(
     tapGid: choices.tapGid ?? 107,
     vmNetworkCidr: network.pod?.vmNetworkCIDR ?? '',
     vmIpv6NetworkCidr: network.pod?.vmIPv6NetworkCIDR ?? '',
-    subdomain: vmi.spec?.subdomain ?? '',
     tapName: '',
     legacyMigrationPorts: choices.legacyMigrationPorts ?? false,
     istio: istioInjected(vmi),
-    dhcpOptions: dhcpOptionsOf(iface.dhcpOptions),
   };
 }

@@ -1,6 +1,6 @@
 // Masquerade with a VMI's own choices, end to end on one TCG guest: a pod namespace whose eth0 has an IPv4 and an
 // IPv6 address (a veth to a "node" namespace), netsetup planning from the VMI (vmNetworkCIDR 10.11.12.0/24,
-// vmIPv6NetworkCIDR fd20:5::/120, port 80, dhcpOptions) and applying it, virt-dhcp serving the plan's DHCP config
+// vmIPv6NetworkCIDR fd20:5::/120, port 80, dhcpOptions) and applying it, virt-dhcp serving the DHCP config the launcher's phase 2 computes
 // (DHCPv4, DHCPv6, router advertisements), and QEMU on the tap. The guest must hold the custom addresses, print
 // the DHCP options it got, reach the node through NAT in both families (the node sees the pod's addresses), and
 // serve port 80 to the node through the pod's addresses. Teardown must leave no table, link or namespace.
@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
+import { masqueradeDhcpConfig, parseResolvConf, withVmiDhcpOptions } from '@virt-launcher/launcher';
 import {
   applyPlan,
   discoverPodInterface,
@@ -184,11 +185,23 @@ beforeAll(async () => {
   await writeFile(resolvConf, 'search default.svc.cluster.local\nnameserver 10.96.0.10\nnameserver fd00:10:96::a\n');
 
   // virt-handler's phase 1, from the VMI: discover, plan, apply. QEMU runs as root here, so the tap is root's.
-  const facts = await discoverPodInterface(POD, 'eth0', { resolvConfPath: resolvConf, hostname: 'masq' });
+  const facts = await discoverPodInterface(POD, 'eth0');
   plan = planMasquerade(masqueradeRequestFor(vmi, 'default', facts, { tapUid: 0, tapGid: 0 }));
   await applyPlan(plan, POD);
-  const cache = join(work, 'vif-cache-eth0.json');
-  await writeFile(cache, JSON.stringify(DhcpServerConfig.toJSON(plan.dhcp!)));
+  // The launcher's phase 2 works the lease out from the pod (its generator, fed the facts this test made).
+  const link = { mtu: facts.mtu, ipv4: facts.ipv4Addresses.map((a) => a.address) };
+  const dhcpConfig = masqueradeDhcpConfig({
+    iface: 'default',
+    pod: { ...link, name: 'eth0', mac: facts.mac, ipv6: facts.ipv6Addresses.map((a) => a.address) },
+    bridge: { ...link, name: 'k6t-eth0', mac: plan.bridge!.mac, ipv4: [], ipv6: [] },
+    network: vmi.spec.networks[0]!.pod,
+    dns: parseResolvConf(await readFile(resolvConf, 'utf8')),
+    subdomain: '',
+    hostname: 'masq',
+  });
+  const options = vmi.spec.domain.devices.interfaces[0]!.dhcpOptions;
+  const cache = join(work, 'dhcp-config.json');
+  await writeFile(cache, JSON.stringify(DhcpServerConfig.toJSON(withVmiDhcpOptions(dhcpConfig, options, 'default'))));
 
   dhcp = spawn('ip', ['netns', 'exec', POD, process.execPath, DHCP_CLI, 'serve', '--config', cache], {
     stdio: ['ignore', 'ignore', 'pipe'],

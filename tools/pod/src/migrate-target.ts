@@ -16,7 +16,6 @@ import {
   connectToLauncher,
   preparePodFiles,
   setUpMasquerade,
-  writeDhcpCache,
   startHandler,
   startPod,
   type PodSpec,
@@ -50,9 +49,8 @@ export async function startTargetPod(
     createPodNetwork(id, t.cleanup, [`${spec.namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local']),
   );
   // The same netsetup as the source: the guest keeps its MAC and address, and its lease stays valid here.
-  const plan = await setUpMasquerade(t, spec, net);
+  await setUpMasquerade(t, spec, net);
   await preparePodFiles(t, spec);
-  writeDhcpCache(spec, net, plan);
   await startHandler(t, spec);
   const started = performance.now();
   const pod = startPod(t, spec, net, hypervisor);

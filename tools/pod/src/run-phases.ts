@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
-import { DhcpServerConfig } from '@virt-launcher/contracts';
 import { connectLauncher, LauncherConnectError, type LauncherClient } from '@virt-launcher/launcher';
 import {
   applyPlan,
@@ -39,16 +38,16 @@ export interface PodSpec {
   layout: PodLayout;
 }
 
-/** The NIC that uses the masquerade binding, if any. */
-/** virt-handler's network phase 1: netsetup plans and applies bridge, tap and nftables in the pod namespace. */
+/**
+ * virt-handler's network phase 1 for masquerade (pkg/network/setup/netpod): netsetup plans and applies bridge, tap
+ * and nftables in the pod namespace. It leaves no file for the launcher: the guest's DHCP configuration is the
+ * launcher's own phase 2 (pkg/network/dhcp/masquerade.go), from the pod's links and resolv.conf.
+ */
 export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwork) {
-  const { vmi, name } = spec;
+  const { vmi } = spec;
   const masq = masqueradeInterface(vmi);
   const plan = await s.phase('masquerade (netsetup: bridge, tap, nftables)', async () => {
-    const facts = await discoverPodInterface(net.podNs, net.podIface, {
-      resolvConfPath: `/etc/netns/${net.podNs}/resolv.conf`,
-      hostname: vmi.spec?.hostname ?? name,
-    });
+    const facts = await discoverPodInterface(net.podNs, net.podIface);
     // virt-handler makes the tap of a non-root pod owned by its user: QEMU (uid 107) opens it.
     const owner = s.args.nonRoot ? { tapUid: POD_UID, tapGid: POD_UID } : { tapUid: 0, tapGid: 0 };
     // A masquerade NIC on the pod network: what the VMI asks for (CIDRs, ports, dhcpOptions, istio, IPv6 when
@@ -56,13 +55,13 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
     const onPod = masq && vmi.spec?.networks?.some((n) => n.name === masq.name && n.pod);
     const request = onPod
       ? masqueradeRequestFor(vmi as VmiLike, masq.name, facts, owner)
-      : MasqueradeRequest.fromPartial({ pod: facts, subdomain: vmi.spec?.subdomain ?? '', ...owner });
+      : MasqueradeRequest.fromPartial({ pod: facts, ...owner });
     const p = planMasquerade(request);
     await applyPlan(p, net.podNs);
     return p;
   });
   s.print(
-    `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${plan.dhcp?.v4?.clientIpCidr}`,
+    `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${[plan.ipv4, plan.ipv6].flatMap((g) => (g ? [`${g.guestIp}/${g.prefixLength}`] : [])).join(' ')}`,
   );
   return plan;
 }
@@ -76,13 +75,6 @@ export async function preparePodFiles(s: RunState, spec: PodSpec): Promise<void>
     for (const line of placeContainerDisks(layout, vmi, s.args.containerDisks, s.args.kernelBootDir))
       s.print(`  ${line}`);
   });
-}
-
-/** What virt-handler's phase 1 leaves for the launcher's DHCP server (packages/launcher network/dhcp.ts). */
-export function writeDhcpCache(spec: PodSpec, net: PodNetwork, plan: Awaited<ReturnType<typeof setUpMasquerade>>) {
-  if (!plan.dhcp) return;
-  const file = path.join(spec.layout.hostPath('/var/run/kubevirt-private'), `vif-cache-${net.podIface}.pb`);
-  fs.writeFileSync(file, DhcpServerConfig.encode(plan.dhcp).finish());
 }
 
 /** The demo guest reads vlt.probe=IP:PORT from its kernel command line and connects to the node through NAT. */

@@ -21,7 +21,6 @@ import {
   startPod,
   startProbe,
   syncVirtualMachine,
-  writeDhcpCache,
   type PodSpec,
 } from './run-phases.js';
 import { runMigration } from './run-migrate.js';
@@ -107,8 +106,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     await startHandler(s, spec);
     const started = performance.now();
     const pod = startPod(s, spec, net, hypervisor);
-    const [plan] = await Promise.all([masquerade, connectToLauncher(s, spec, pod, started)]);
-    if (plan) writeDhcpCache(spec, net, plan);
+    await Promise.all([masquerade, connectToLauncher(s, spec, pod, started)]);
     // Other tools (launcherctl) reach the launcher here, as virt-handler does.
     s.print(`launcher socket: ${spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock')}`);
     await syncVirtualMachine(s, spec);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DhcpServerConfig } from '@virt-launcher/contracts';
-import { dhcpOptionsOf, withVmiDhcpOptions } from './dhcp-options.js';
+import { dhcpOptionsOf, withVmiDhcpOptions, type VmiDhcpOptions } from './dhcp-options.js';
 
 const cached: DhcpServerConfig = {
   v4: {
@@ -52,5 +52,24 @@ describe('withVmiDhcpOptions', () => {
     expect(dhcpOptionsOf({ name: 'default', dhcpOptions: { bootFileName: 'a' } })).toEqual({ bootFileName: 'a' });
     expect(dhcpOptionsOf({ name: 'default', dhcpOptions: 'nope' })).toBeUndefined();
     expect(dhcpOptionsOf({ name: 'default' })).toBeUndefined();
+  });
+
+  it('refuses what KubeVirt cannot serve, naming the field, and drops private codes outside 224..254', () => {
+    const at = 'spec.domain.devices.interfaces[default].dhcpOptions';
+    // pkg/network/dhcp/server/server.go: a non-IPv4 NTP server stops KubeVirt's DHCP server from starting.
+    expect(() => withVmiDhcpOptions(cached, { ntpServers: ['ntp.example'] }, 'default')).toThrow(
+      `${at}.ntpServers[0] "ntp.example": not an IPv4 address`,
+    );
+    const hostile = { ntpServers: 'x', bootFileName: 7 } as unknown as VmiDhcpOptions;
+    expect(() => withVmiDhcpOptions(cached, hostile, 'default')).toThrow(`${at}.ntpServers "x": must be a list`);
+    const badCode = { privateOptions: [{ option: '240', value: 'v' }] } as unknown as VmiDhcpOptions;
+    expect(() => withVmiDhcpOptions(cached, badCode, 'default')).toThrow(`${at}.privateOptions[0].option "240"`);
+    const kept = withVmiDhcpOptions(cached, {
+      privateOptions: [
+        { option: 100, value: 'a' },
+        { option: 254, value: 'b' },
+      ],
+    });
+    expect(kept.v4?.privateOptions).toEqual([{ code: 254, value: Buffer.from('b') }]);
   });
 });

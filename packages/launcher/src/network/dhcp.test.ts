@@ -1,27 +1,16 @@
-// The launcher serves what the node side cached: the plan netsetup computes, written as netsetup's callers
-// write it, must come back unchanged; a missing, empty or corrupt cache is a typed error naming the file.
+// The bridge binding's cache comes back unchanged; a missing, empty or corrupt cache is a typed error naming the
+// file. The pod's resolv.conf is read only up to its bound.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
-import { MasqueradeRequest, planMasquerade } from '@virt-launcher/netsetup';
-import { DhcpConfigCacheError, readCachedDhcpConfig } from './dhcp.js';
+import { DhcpConfigCacheError, readCachedDhcpConfig, readPodDns } from './dhcp.js';
+import { RESOLV_CONF_MAX_BYTES } from './resolv-conf.js';
 
-const plan = planMasquerade(
-  MasqueradeRequest.fromPartial({
-    pod: {
-      name: 'eth0',
-      mac: '0a:58:0a:f4:01:07',
-      mtu: 1450,
-      ifindex: 3,
-      ipv4Addresses: [{ address: '10.244.1.7', prefixLength: 24 }],
-      resolvConf: 'search NS.svc.cluster.local svc.cluster.local\nnameserver 10.96.0.10\nnameserver fd00::10\n',
-      hostname: 'vm',
-    },
-    subdomain: 'sub',
-  }),
-);
+const cached = DhcpServerConfig.fromPartial({
+  v4: { interfaceName: 'k6t-eth0', clientIpCidr: '10.244.1.7/24', clientMac: '02:00:00:0a:0b:0c', mtu: 1450 },
+});
 
 let dir = '';
 beforeEach(async () => {
@@ -32,23 +21,14 @@ afterEach(async () => {
 });
 
 describe('readCachedDhcpConfig', () => {
-  it("returns netsetup's plan.dhcp written as vif-cache-eth0.pb, field for field", async () => {
-    await writeFile(join(dir, 'vif-cache-eth0.pb'), DhcpServerConfig.encode(plan.dhcp!).finish());
-    const config = await readCachedDhcpConfig(dir, 'eth0');
-    expect(config).toEqual(plan.dhcp);
-    // netsetup's resolv.conf rules reach the guest through the cache, not a second parser here.
-    expect(config.v4).toMatchObject({
-      interfaceName: 'k6t-eth0',
-      clientIpCidr: '10.0.2.2/24',
-      dnsServers: ['10.96.0.10'],
-      searchDomains: ['sub.ns.svc.cluster.local', 'ns.svc.cluster.local', 'svc.cluster.local'],
-      mtu: 1450,
-    });
+  it('returns the configuration written as vif-cache-eth0.pb, field for field', async () => {
+    await writeFile(join(dir, 'vif-cache-eth0.pb'), DhcpServerConfig.encode(cached).finish());
+    expect(await readCachedDhcpConfig(dir, 'eth0')).toEqual(cached);
   });
 
   it('falls back to vif-cache-eth0.json', async () => {
-    await writeFile(join(dir, 'vif-cache-eth0.json'), JSON.stringify(DhcpServerConfig.toJSON(plan.dhcp!)));
-    expect(await readCachedDhcpConfig(dir, 'eth0')).toEqual(plan.dhcp);
+    await writeFile(join(dir, 'vif-cache-eth0.json'), JSON.stringify(DhcpServerConfig.toJSON(cached)));
+    expect(await readCachedDhcpConfig(dir, 'eth0')).toEqual(cached);
   });
 
   it('refuses a missing cache, naming the pod interface and the file', async () => {
@@ -68,6 +48,22 @@ describe('readCachedDhcpConfig', () => {
     await expect(readCachedDhcpConfig(dir, 'eth0')).rejects.toMatchObject({
       name: 'DhcpConfigCacheError',
       path: join(dir, 'vif-cache-eth0.json'),
+    });
+  });
+});
+
+describe('readPodDns', () => {
+  it("reads the pod's resolv.conf up to its bound, and a missing one gives KubeVirt's defaults", async () => {
+    const path = join(dir, 'resolv.conf');
+    const head = 'nameserver 10.96.0.10\nsearch a.svc.cluster.local\n';
+    // A line past the bound is never read: a hostile image cannot grow the launcher through this file.
+    await writeFile(path, `${head}${'#'.repeat(RESOLV_CONF_MAX_BYTES)}\nnameserver 10.0.0.99\n`);
+    const dns = await readPodDns(path);
+    expect(dns.ipv4Nameservers).toEqual(['10.96.0.10']);
+    expect(dns.searchDomains).toEqual(['a.svc.cluster.local']);
+    expect(await readPodDns(join(dir, 'absent'))).toMatchObject({
+      ipv4Nameservers: ['8.8.8.8'],
+      searchDomains: ['cluster.local'],
     });
   });
 });

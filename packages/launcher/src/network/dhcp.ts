@@ -1,9 +1,11 @@
 // Network phase 2, DHCP half: for each masquerade NIC on the pod network and each bridge NIC with IPAM, serve
-// DHCP on its bridge k6t-<podIface> (dhcp-targets.ts). Like KubeVirt's launcher, this side computes nothing: the node side (phase 1, our netsetup)
-// worked the configuration out from the pod's interface and resolv.conf and cached it as
-// vif-cache-<podIface>.pb (or .json) in the private directory; we read it and serve it. The
-// dhcp_started-<podIface> marker prevents a second start.
-import { access, readFile, writeFile } from 'node:fs/promises';
+// DHCP on its bridge k6t-<podIface> (dhcp-targets.ts), as KubeVirt's launcher does (pkg/network/dhcp
+// configurator.go EnsureDHCPServerStarted). A masquerade NIC's configuration is worked out here from the pod
+// (masquerade-dhcp.ts): a stock virt-handler writes nothing for it. A bridge NIC's comes from the file the node
+// side's phase 1 wrote, vif-cache-<podIface>.json in the private directory. The dhcp_started-<podIface>
+// marker prevents a second start.
+import { access, open, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { DhcpServerConfig } from '@virt-launcher/contracts';
 import type * as Dhcp from '@virt-launcher/dhcp';
@@ -11,7 +13,10 @@ import { log } from '../log.js';
 import type { LauncherPaths } from '../paths.js';
 import type { VmiView } from '../vmi.js';
 import { dhcpOptionsOf, withVmiDhcpOptions } from './dhcp-options.js';
-import { dhcpTargets } from './dhcp-targets.js';
+import { dhcpTargets, type DhcpTarget } from './dhcp-targets.js';
+import { masqueradeDhcpConfig } from './masquerade-dhcp.js';
+import { podLinkFacts } from './pod-link.js';
+import { parseResolvConf, RESOLV_CONF_MAX_BYTES, type PodDns } from './resolv-conf.js';
 
 export interface DhcpHandle {
   close(): Promise<void>;
@@ -80,30 +85,94 @@ export async function readCachedDhcpConfig(
   return config;
 }
 
+/** The pod's files phase 2 reads; tests point them elsewhere. */
+export interface PodNetworkSources {
+  resolvConf: string;
+  sysClassNet: string;
+  hostname: () => string;
+}
+
+const POD_SOURCES: PodNetworkSources = {
+  resolvConf: '/etc/resolv.conf',
+  sysClassNet: '/sys/class/net',
+  hostname,
+};
+
+/** The pod's resolv.conf, its first RESOLV_CONF_MAX_BYTES only; a pod without one gets KubeVirt's defaults. */
+export async function readPodDns(path: string): Promise<PodDns> {
+  let text = '';
+  try {
+    const file = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(RESOLV_CONF_MAX_BYTES);
+      const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+      text = buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    // KubeVirt's StartDHCP fails without the file; a pod always has one, so say it and serve the defaults.
+    log.warning(`cannot read ${path}: ${(err as Error).message}; the guest gets the default DNS settings`);
+  }
+  const dns = parseResolvConf(text);
+  if (dns.skipped.length > 0) log.warning(`skipped ${dns.skipped.length} nameserver line(s) of ${path}`);
+  log.info(`Found nameservers in ${path}: ${[...dns.ipv4Nameservers, ...dns.ipv6Nameservers].join(' ')}`);
+  log.info(`Found search domains in ${path}: ${dns.searchDomains.length} (first: ${dns.searchDomains[0] ?? ''})`);
+  return dns;
+}
+
 export class DhcpServers {
   private readonly servers: DhcpHandle[] = [];
 
-  constructor(private readonly paths: LauncherPaths) {}
+  constructor(
+    private readonly paths: LauncherPaths,
+    private readonly sources: PodNetworkSources = POD_SOURCES,
+  ) {}
+
+  /** KubeVirt's MasqueradeConfigGenerator, from the pod's own links and files. */
+  private async masqueradeConfig(vmi: VmiView, t: DhcpTarget, dns: PodDns): Promise<DhcpServerConfig> {
+    const sysClassNet = this.sources.sysClassNet;
+    const [pod, bridge] = await Promise.all([
+      podLinkFacts(t.podIface, { sysClassNet }),
+      podLinkFacts(t.bridge, { sysClassNet }),
+    ]);
+    const network = vmi.networks.find((n) => n.name === t.iface)?.pod ?? {};
+    return masqueradeDhcpConfig({
+      iface: t.iface,
+      pod,
+      bridge,
+      network,
+      dns,
+      subdomain: vmi.subdomain ?? '',
+      hostname: this.sources.hostname(),
+    });
+  }
 
   /**
    * Starts one server per masquerade NIC on the pod network and per bridge NIC whose node side cached an address
    * (pod network or secondary network); a bridge NIC cached without IPAM gets none, as in KubeVirt.
    */
   async start(vmi: VmiView): Promise<void> {
-    for (const { iface: name, podIface, bridge, binding } of dhcpTargets(vmi)) {
+    let dns: PodDns | undefined;
+    for (const target of dhcpTargets(vmi)) {
+      const { iface: name, podIface, bridge, binding } = target;
       const iface = vmi.interfaces.find((i) => i.name === name)!;
       const marker = join(this.paths.privateDir, `dhcp_started-${podIface}`);
       if (await exists(marker)) continue;
-      if (!(await exists(`/sys/class/net/${bridge}`))) {
+      if (!(await exists(join(this.sources.sysClassNet, bridge)))) {
         log.warning(`no bridge ${bridge} in this network namespace: DHCP for ${name} not started`);
         continue;
       }
-      const cached = await readCachedDhcpConfig(this.paths.privateDir, podIface, binding === 'bridge');
+      dns ??= await readPodDns(this.sources.resolvConf);
+      const cached =
+        binding === 'masquerade'
+          ? await this.masqueradeConfig(vmi, target, dns)
+          : await readCachedDhcpConfig(this.paths.privateDir, podIface, true);
       if (!cached.v4 && !cached.v6) {
         log.info(`no IPAM for ${name} (${binding} binding on ${bridge}): no DHCP server`);
         continue;
       }
-      const config = withVmiDhcpOptions(cached, dhcpOptionsOf(iface));
+      const config = withVmiDhcpOptions(cached, dhcpOptionsOf(iface), name);
       const face = await loadDhcp();
       this.servers.push(await face.startDhcpServer(config));
       await writeFile(marker, '');

@@ -6,7 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { DhcpPrivateOption, DhcpServerConfig } from "@virt-launcher/contracts";
+import { DhcpPrivateOption } from "@virt-launcher/contracts";
 
 export const protobufPackage = "virtlauncher.netsetup.v1";
 
@@ -78,15 +78,12 @@ export interface MasqueradeRequest {
   /** Empty: 10.0.2.0/24 and fd10:0:2::/120. */
   vmNetworkCidr: string;
   vmIpv6NetworkCidr: string;
-  /** spec.subdomain of the VMI (prepended to the DNS search list). */
-  subdomain: string;
   /** Empty: tap0 for the pod network, tap<name[3:]> for a secondary one. */
   tapName: string;
   /** Keep the TCP migration ports 49152-49153 away from the guest (migrationTransport other than Unix). */
   legacyMigrationPorts: boolean;
   /** Istio sidecar: envoy ports stay in the pod, only 22 is forwarded. */
   istio: boolean;
-  dhcpOptions: DhcpOptions | undefined;
 }
 
 export interface BridgePlan {
@@ -137,14 +134,7 @@ export interface MasqueradePlan {
   nftRuleset: string;
   /** Absent when the family is not configured. */
   ipv4: GuestAddressing | undefined;
-  ipv6:
-    | GuestAddressing
-    | undefined;
-  /**
-   * What the in-pod DHCP servers must hand to the guest.
-   * The one definition lives in @virt-launcher/contracts; netsetup writes it, @virt-launcher/dhcp serves it.
-   */
-  dhcp: DhcpServerConfig | undefined;
+  ipv6: GuestAddressing | undefined;
 }
 
 function createBaseInterfaceAddress(): InterfaceAddress {
@@ -788,11 +778,9 @@ function createBaseMasqueradeRequest(): MasqueradeRequest {
     tapGid: 0,
     vmNetworkCidr: "",
     vmIpv6NetworkCidr: "",
-    subdomain: "",
     tapName: "",
     legacyMigrationPorts: false,
     istio: false,
-    dhcpOptions: undefined,
   };
 }
 
@@ -822,9 +810,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     if (message.vmIpv6NetworkCidr !== "") {
       writer.uint32(66).string(message.vmIpv6NetworkCidr);
     }
-    if (message.subdomain !== "") {
-      writer.uint32(74).string(message.subdomain);
-    }
     if (message.tapName !== "") {
       writer.uint32(82).string(message.tapName);
     }
@@ -833,9 +818,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     }
     if (message.istio !== false) {
       writer.uint32(96).bool(message.istio);
-    }
-    if (message.dhcpOptions !== undefined) {
-      DhcpOptions.encode(message.dhcpOptions, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -917,14 +899,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
             message.vmIpv6NetworkCidr = reader.string();
             continue;
           }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.subdomain = reader.string();
-            continue;
-          }
           case 10: {
             if (tag !== 82) {
               break;
@@ -947,14 +921,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
             }
 
             message.istio = reader.bool();
-            continue;
-          }
-          case 13: {
-            if (tag !== 106) {
-              break;
-            }
-
-            message.dhcpOptions = DhcpOptions.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -995,7 +961,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
         : isSet(object.vm_ipv6_network_cidr)
         ? globalThis.String(object.vm_ipv6_network_cidr)
         : "",
-      subdomain: isSet(object.subdomain) ? globalThis.String(object.subdomain) : "",
       tapName: isSet(object.tapName)
         ? globalThis.String(object.tapName)
         : isSet(object.tap_name)
@@ -1007,11 +972,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
         ? globalThis.Boolean(object.legacy_migration_ports)
         : false,
       istio: isSet(object.istio) ? globalThis.Boolean(object.istio) : false,
-      dhcpOptions: isSet(object.dhcpOptions)
-        ? DhcpOptions.fromJSON(object.dhcpOptions)
-        : isSet(object.dhcp_options)
-        ? DhcpOptions.fromJSON(object.dhcp_options)
-        : undefined,
     };
   },
 
@@ -1041,9 +1001,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     if (message.vmIpv6NetworkCidr !== "") {
       obj.vmIpv6NetworkCidr = message.vmIpv6NetworkCidr;
     }
-    if (message.subdomain !== "") {
-      obj.subdomain = message.subdomain;
-    }
     if (message.tapName !== "") {
       obj.tapName = message.tapName;
     }
@@ -1052,9 +1009,6 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     }
     if (message.istio !== false) {
       obj.istio = message.istio;
-    }
-    if (message.dhcpOptions !== undefined) {
-      obj.dhcpOptions = DhcpOptions.toJSON(message.dhcpOptions);
     }
     return obj;
   },
@@ -1074,13 +1028,9 @@ export const MasqueradeRequest: MessageFns<MasqueradeRequest> = {
     message.tapGid = object.tapGid ?? 0;
     message.vmNetworkCidr = object.vmNetworkCidr ?? "";
     message.vmIpv6NetworkCidr = object.vmIpv6NetworkCidr ?? "";
-    message.subdomain = object.subdomain ?? "";
     message.tapName = object.tapName ?? "";
     message.legacyMigrationPorts = object.legacyMigrationPorts ?? false;
     message.istio = object.istio ?? false;
-    message.dhcpOptions = (object.dhcpOptions !== undefined && object.dhcpOptions !== null)
-      ? DhcpOptions.fromPartial(object.dhcpOptions)
-      : undefined;
     return message;
   },
 };
@@ -1686,7 +1636,6 @@ function createBaseMasqueradePlan(): MasqueradePlan {
     nftRuleset: "",
     ipv4: undefined,
     ipv6: undefined,
-    dhcp: undefined,
   };
 }
 
@@ -1715,9 +1664,6 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
     }
     if (message.ipv6 !== undefined) {
       GuestAddressing.encode(message.ipv6, writer.uint32(66).fork()).join();
-    }
-    if (message.dhcp !== undefined) {
-      DhcpServerConfig.encode(message.dhcp, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1799,14 +1745,6 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
             message.ipv6 = GuestAddressing.decode(reader, reader.uint32());
             continue;
           }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.dhcp = DhcpServerConfig.decode(reader, reader.uint32());
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1841,7 +1779,6 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
         : "",
       ipv4: isSet(object.ipv4) ? GuestAddressing.fromJSON(object.ipv4) : undefined,
       ipv6: isSet(object.ipv6) ? GuestAddressing.fromJSON(object.ipv6) : undefined,
-      dhcp: isSet(object.dhcp) ? DhcpServerConfig.fromJSON(object.dhcp) : undefined,
     };
   },
 
@@ -1871,9 +1808,6 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
     if (message.ipv6 !== undefined) {
       obj.ipv6 = GuestAddressing.toJSON(message.ipv6);
     }
-    if (message.dhcp !== undefined) {
-      obj.dhcp = DhcpServerConfig.toJSON(message.dhcp);
-    }
     return obj;
   },
 
@@ -1895,9 +1829,6 @@ export const MasqueradePlan: MessageFns<MasqueradePlan> = {
       : undefined;
     message.ipv6 = (object.ipv6 !== undefined && object.ipv6 !== null)
       ? GuestAddressing.fromPartial(object.ipv6)
-      : undefined;
-    message.dhcp = (object.dhcp !== undefined && object.dhcp !== null)
-      ? DhcpServerConfig.fromPartial(object.dhcp)
       : undefined;
     return message;
   },
