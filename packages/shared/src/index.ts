@@ -37,3 +37,14 @@ export {
   type Cidr,
   type Family,
 } from './vm-cidr.js';
+export {
+  decodeVifCache,
+  encodeVifCache,
+  VIF_CACHE_ENCODE_PATH,
+  VIF_CACHE_MAX_BYTES,
+  VIF_CACHE_MAX_ROUTES,
+  VifCacheError,
+  type VifCacheAddress,
+  type VifCacheDhcpConfig,
+  type VifCacheRoute,
+} from './kubevirt/vif-cache.js';
