@@ -75,7 +75,7 @@ async function syncInPrivateRoot(
   const client = await connectLauncher(launcher.readySocket);
   const reply = await client.call('syncVirtualMachine', request(doc), 120_000);
   client.close();
-  const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+  const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
   let xml: string;
   try {
     xml = execFileSync('virsh', ['-c', uri, 'dumpxml', '--inactive', `default_${name}`], { stdio: 'pipe' }).toString();

@@ -93,7 +93,7 @@ describe.skipIf(!haveDemoGuest)('hook sidecars and the dirty rate on a real laun
       const [define] = sidecar.callsOf('OnDefineDomain');
       expect(String(define?.request.vmi)).toContain(`"uid":"${uid}"`);
       expect(String(define?.request.domainXML)).toContain('<name>default_guest</name>');
-      const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+      const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
       const xml = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
       expect(xml).toContain(`<description>${MARK}</description>`);
 

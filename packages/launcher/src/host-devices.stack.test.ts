@@ -144,7 +144,7 @@ describe('host devices, vGPUs, USB devices and SR-IOV VFs define in libvirtd 9.0
     });
     launcher = startLauncherInPrivateRoot(root, 'none', args, ['env', ...ENV]);
     await launcher.waitForLog('Marked as ready', 90_000);
-    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
     const client = await connectLauncher(launcher.readySocket);
     // First a GPU whose resource no plugin allocated: refused before anything is defined.
     refused = await client.call(

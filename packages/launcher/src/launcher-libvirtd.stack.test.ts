@@ -2,7 +2,7 @@
 // a pod) and boots the tiny demo guest under TCG from a container disk; a handler stand-in drives it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
@@ -43,6 +43,37 @@ function readConsole(path: string, until: RegExp, timeoutMs = 90_000): Promise<s
     };
     attempt();
   });
+}
+
+/** The Unix sockets in the pod's /var/run/libvirt, by name. */
+async function libvirtSockets(root: string): Promise<string[]> {
+  const dir = join(root, 'run/libvirt');
+  const names = await readdir(dir);
+  const isSocket = await Promise.all(names.map(async (n) => (await stat(join(dir, n))).isSocket()));
+  return names.filter((_, i) => isSocket[i]).sort();
+}
+
+/**
+ * What KubeVirt v1.9 finds in a root pod's /var/run/libvirt: virt-handler's target migration proxy dials
+ * virtqemud-sock (pkg/virt-handler/migration-target.go), the root launcher's qemu:///system resolves to it
+ * (cmd/virt-launcher/virt-launcher.go); libvirtd's own names are gone once it has bound them.
+ */
+const QEMUD_SOCKETS = [
+  'virtlogd-admin-sock',
+  'virtlogd-sock',
+  'virtqemud-admin-sock',
+  'virtqemud-sock',
+  'virtqemud-sock-ro',
+];
+
+function answersThroughQemudSockets(root: string): void {
+  const dir = join(root, 'run/libvirt');
+  const rw = execFileSync('virsh', ['-c', `qemu+unix:///system?socket=${dir}/virtqemud-sock`, 'version']);
+  expect(rw.toString()).toMatch(/Running hypervisor: QEMU/);
+  const ro = execFileSync('virsh', ['-r', '-c', `qemu+unix:///system?socket=${dir}/virtqemud-sock-ro`, 'version']);
+  expect(ro.toString()).toMatch(/Running hypervisor: QEMU/);
+  const admin = execFileSync('virt-admin', ['-c', `libvirtd:///system?socket=${dir}/virtqemud-admin-sock`, 'srv-list']);
+  expect(admin.toString()).toMatch(/\blibvirtd\b/);
 }
 
 describe.skipIf(!haveDemoGuest)('virt-launcher with its own libvirtd and a TCG guest', () => {
@@ -92,7 +123,14 @@ describe.skipIf(!haveDemoGuest)('virt-launcher with its own libvirtd and a TCG g
     const console = await readConsole(join(root, 'run/kubevirt-private/u-boot/virt-serial0'), /VLT-GUEST: ready/);
     expect(console).toContain('VLT-GUEST: containerdisk vlt-demo-containerdisk-1');
     // NoCloud's instance-id is the firmware UUID (the SMBIOS uuid the domain gives the guest), as in KubeVirt.
-    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
+    // Run root /, as in a pod: the launcher dials KubeVirt's own URI and says so with KubeVirt's message.
+    expect(l.lines.some((x) => x.msg === 'Connecting to libvirt daemon: qemu:///system')).toBe(true);
+    expect(l.lines.find((x) => x.msg === 'Connected to libvirt daemon')?.uri).toBe('qemu:///system');
+    expect((await libvirtSockets(root)).filter((n) => !n.startsWith('virtlogd'))).toEqual(
+      QEMUD_SOCKETS.filter((n) => !n.startsWith('virtlogd')),
+    );
+    answersThroughQemudSockets(root);
     const live = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
     const firmwareUuid = /<entry name='uuid'>([^<]+)<\/entry>/.exec(live)?.[1] ?? 'no smbios uuid';
     expect(console).toContain(`VLT-GUEST: cloud-init instance-id=${firmwareUuid}\r\n`);
@@ -149,6 +187,9 @@ describe.skipIf(!haveDemoGuest)('virt-launcher with its own libvirtd and a TCG g
     await expect
       .poll(() => l.lines.filter((x) => x.msg === 'Connected to libvirt daemon').length, { timeout: 60_000 })
       .toBeGreaterThanOrEqual(2);
+    // The restarted libvirtd's sockets get virtqemud's names again, and the dead one's are gone.
+    await expect.poll(() => libvirtSockets(root), { timeout: 30_000 }).toEqual(QEMUD_SOCKETS);
+    answersThroughQemudSockets(root);
     // Events of the gap are lost: after the reconnect the handler gets the domain's current state once.
     await l.waitForLog(/^Libvirt reconnected, domain default_guest/, 30_000);
     const reconciled = await notify?.waitFor((e) => (notify?.events.indexOf(e) ?? 0) >= before, 30_000);

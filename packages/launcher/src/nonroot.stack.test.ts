@@ -3,7 +3,8 @@
 // mode and virtlogd as the same user, keeps every file under the pod's directories, and boots the demo guest
 // under TCG to Running, shuts it down and exits once the handler deleted it (docs/non-root.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
@@ -110,8 +111,12 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
   }
 
   it('runs libvirtd (session URI) and virtlogd as 107 with nothing but NET_BIND_SERVICE, configs under the pod dirs', async () => {
+    // KubeVirt's non-root launcher: this URI, logged with this message (cmd/virt-launcher/virt-launcher.go,
+    // createLibvirtConnection; pkg/virt-launcher/virtwrap/cli/libvirt.go).
+    const kubevirtUri = 'qemu+unix:///session?socket=/var/run/libvirt/virtqemud-sock';
+    expect(launcher.lines.some((l) => l.msg === `Connecting to libvirt daemon: ${kubevirtUri}`)).toBe(true);
     const connected = launcher.lines.find((l) => l.msg === 'Connected to libvirt daemon');
-    expect(connected?.uri).toBe('qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock');
+    expect(connected?.uri).toBe(kubevirtUri);
     // virtlogd is spawned once the launcher is ready (only QEMU needs it): give it the moment to appear.
     let procs = await podProcesses();
     for (let i = 0; i < 100 && !procs.some((p) => /virtlogd -f/.test(p.command)); i++) {
@@ -138,6 +143,18 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
     expect(await readFile(join(root, 'run/libvirt/libvirtd.conf'), 'utf8')).toContain(
       'unix_sock_dir = "/var/run/libvirt"',
     );
+    // virt-handler's target migration proxy dials <pod>/var/run/libvirt/virtqemud-sock as root
+    // (pkg/virt-handler/migration-target.go): the session daemon's socket is there, under that name only, the
+    // pod's user's, and it answers.
+    const libvirtDir = join(root, 'run/libvirt');
+    const names = await readdir(libvirtDir);
+    const sockets = [];
+    for (const n of names) if ((await stat(join(libvirtDir, n))).isSocket()) sockets.push(n);
+    expect(sockets.filter((n) => !n.startsWith('virtlogd')).sort()).toEqual(['virtqemud-sock']);
+    const socket = await stat(join(libvirtDir, 'virtqemud-sock'));
+    expect({ uid: socket.uid, mode: socket.mode & 0o777 }).toEqual({ uid: POD_UID, mode: 0o777 });
+    const uri = `qemu+unix:///session?socket=${join(libvirtDir, 'virtqemud-sock')}`;
+    expect(execFileSync('virsh', ['-c', uri, 'version'], { encoding: 'utf8' })).toMatch(/Running hypervisor: QEMU/);
     // The image's /etc/libvirt is not the pod's to write: the root's copies are still the harness's own.
     const etc = await listTree(join(root, 'etc/libvirt'));
     expect(etc.every((e) => e.uid === 0)).toBe(true);

@@ -188,13 +188,13 @@ describe.skipIf(!haveDemoGuest)('launcher robustness against a real libvirtd (TC
     await freshRoot();
     const first = await start('u-first');
     await first.l.waitForLog('Marked as ready', 90_000);
-    const socket = join(root, 'run/libvirt/libvirt-sock');
+    const socket = join(root, 'run/libvirt/virtqemud-sock');
     expect(existsSync(socket)).toBe(true);
 
     const second = launch('u-second');
     expect(await exitOf(second, 30_000)).toBe(2);
     const failure = second.lines.find((x) => x.msg === 'virt-launcher failed');
-    expect(String(failure?.reason)).toMatch(/libvirt-sock is served by a running libvirtd.*another virt-launcher/);
+    expect(String(failure?.reason)).toMatch(/virtqemud-sock is served by a running libvirtd.*another virt-launcher/);
     // Nothing of the first one was touched: its daemon socket is there and it still answers.
     expect(existsSync(socket)).toBe(true);
     const client = await connectLauncher(first.l.readySocket);

@@ -114,7 +114,7 @@ describe.skipIf(!haveDemoGuest)('runtime sync of a running guest (issue 20)', ()
 
   it('hot-plugs, resizes and unplugs a disk and a NIC, adds a vCPU and memory; repeats change nothing', async () => {
     if (!launcher) throw new Error('launcher not started');
-    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
     // The live XML, without the guest agent channel's state (the agent in the guest connects when it likes).
     const liveXml = () =>
       execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_rtguest'])

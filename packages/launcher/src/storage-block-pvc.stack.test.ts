@@ -91,7 +91,7 @@ describe('a block-mode PVC (a loop device at /dev/<volume> in the pod)', () => {
     client.close();
     expect(result.success, `${result.message}\n${launcher.stderr.join('\n')}`).toBe(true);
     await launcher.waitForLog('Domain started.', 60_000);
-    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
     const xml = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
     expect(xml).toMatch(/<disk type='block' device='disk'[^>]*>[\s\S]*?<source dev='\/dev\/blockpvc'/);
     // A loop device takes O_DIRECT: cache none, and native AIO as for every block device.

@@ -116,7 +116,7 @@ describe('preStartHook storage: every file the domain names is made, as KubeVirt
     result = await client.call('syncVirtualMachine', request(vmi()), 120_000);
     client.close();
     if (result.success) {
-      const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+      const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
       xml = execFileSync('virsh', ['-c', uri, 'dumpxml', 'default_guest']).toString('utf8');
     }
   }, 240_000);

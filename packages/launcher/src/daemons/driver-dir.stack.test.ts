@@ -47,7 +47,7 @@ describe.runIf(monolithic)('the launcher’s libvirtd loads only the QEMU driver
   });
 
   it('still answers as the QEMU driver', () => {
-    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+    const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
     // Without its QEMU driver the daemon refuses a qemu:/// connection ("no connection driver available");
     // these calls need no capability probe, so they stay cheap.
     expect(execFileSync('virsh', ['-q', '-c', uri, 'hostname'], { encoding: 'utf8' }).trim()).not.toBe('');

@@ -1,7 +1,8 @@
 // Starts the libvirt daemons a pod needs: virtqemud where it exists, else the monolithic libvirtd (Debian 12
-// ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket. For a non-root
-// pod (paths.xdg) both run as the launcher's own user in session mode, with the XDG directories that put every
-// file libvirt writes under the pod's private directories, and the URI says /session.
+// ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket, which is
+// virtqemud's `virtqemud-sock` either way (socket-names.ts). For a non-root pod (paths.xdg) both run as the
+// launcher's own user in session mode, with the XDG directories that put every file libvirt writes under the
+// pod's private directories, and the URI says /session.
 import { access, constants, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LauncherPaths } from '../paths.js';
@@ -13,6 +14,7 @@ import { killProbeOrphans } from './probe-orphans.js';
 import { warmQemuCapabilities } from './capabilities-warmup.js';
 import { SocketInUseError, livePidFromFile, refuseLiveSocket } from '../main/socket-check.js';
 import { untilSocketExists } from '../main/socket-wait.js';
+import { QEMUD_SOCKET, daemonSockets, publishSockets, qemudUri, removeSockets } from './socket-names.js';
 
 const sbin = ['/usr/sbin', '/usr/bin'];
 
@@ -73,14 +75,17 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
   const name = virtqemud ? 'virtqemud' : 'libvirtd';
   const binary = virtqemud ?? (await findBinary('libvirtd'));
   if (!binary) throw new Error('neither virtqemud nor libvirtd is installed');
-  const socketName = virtqemud ? 'virtqemud-sock' : 'libvirt-sock';
-  const socketPath = join(paths.libvirtRunDir, socketName);
+  const sockets = daemonSockets(virtqemud ? 'virtqemud' : 'libvirt', paths.xdg !== undefined);
+  const socketPath = join(paths.libvirtRunDir, QEMUD_SOCKET);
   const pidFile = join(paths.libvirtRunDir, `${name}.pid`);
   // A daemon still running here belongs to another launcher on this run root: deleting its socket would
   // leave both broken. Only a socket nobody serves (left by a killed daemon) is removed.
   const owner = await livePidFromFile(pidFile, name);
   if (owner !== undefined) throw new SocketInUseError(socketPath, `${name} (pid ${owner} in ${pidFile})`);
-  await refuseLiveSocket(socketPath, name);
+  // Its bound name too: a launcher killed between libvirtd's bind and the rename leaves only that one.
+  for (const path of new Set([socketPath, join(paths.libvirtRunDir, sockets[0]!.bound)])) {
+    await refuseLiveSocket(path, name);
+  }
   // The daemon is the start-up's critical path (the launcher is ready once it answers): what it needs is prepared
   // at once, not one file operation after another. virtlogd (needed only by QEMU) is spawned after readiness.
   const [files, drivers, logdBinary] = await Promise.all([
@@ -88,16 +93,18 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     // The monolithic libvirtd would load every driver module; virtqemud has only the QEMU driver (driver-dir.ts).
     virtqemud ? undefined : qemuOnlyDriverEnv(paths),
     findBinary('virtlogd'),
-    rm(socketPath, { force: true }),
+    removeSockets(paths.libvirtRunDir, sockets),
   ]);
   const env = sessionEnv(paths);
-  const daemon = new SupervisedDaemon(
-    name,
-    binary,
-    ['-f', files.daemonConf, '--pid-file', pidFile],
-    () => killProbeOrphans(name),
-    { ...env, ...drivers?.env },
-  );
+  const daemon = new SupervisedDaemon(name, binary, ['-f', files.daemonConf, '--pid-file', pidFile], {
+    // After each death: a stale name would pass for the next daemon's socket (or be renamed in its place).
+    afterExit: () => Promise.all([killProbeOrphans(name), removeSockets(paths.libvirtRunDir, sockets)]),
+    afterSpawn: (running) =>
+      void publishSockets(paths.libvirtRunDir, sockets, { shouldStop: () => !running() }).catch((err: unknown) =>
+        log.warning('publishing the libvirt daemon sockets failed', { reason: String(err) }),
+      ),
+    env: { ...env, ...drivers?.env },
+  });
   daemon.start();
   if (drivers) log.info(drivers.note);
   const virtlogd = logdBinary
@@ -105,8 +112,7 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
         'virtlogd',
         logdBinary,
         ['-f', files.virtlogdConf, '--pid-file', join(paths.libvirtRunDir, 'virtlogd.pid')],
-        undefined,
-        env,
+        { env },
       )
     : undefined;
   let logdReady: Promise<void> | undefined;
@@ -124,7 +130,10 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
     }
     return logdReady;
   };
-  const uri = `qemu+unix:///${paths.xdg ? 'session' : 'system'}?socket=${socketPath}`;
+  const uri = qemudUri(paths.libvirtRunDir, paths.xdg !== undefined);
+  // KubeVirt's message, logged as its launcher logs it before dialling (pkg/virt-launcher/virtwrap/cli/libvirt.go):
+  // the launcher's first connection follows as soon as the socket is published.
+  log.info(`Connecting to libvirt daemon: ${uri}`);
   const warmupAbort = new AbortController();
   let warmup: Promise<unknown> | undefined;
   return {

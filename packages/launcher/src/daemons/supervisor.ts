@@ -6,6 +6,18 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { log } from '../log.js';
 
+export interface DaemonHooks {
+  /** Clean-up after every death of the daemon (before a restart, and at stop): e.g. its orphaned children. */
+  afterExit?: () => Promise<unknown>;
+  /**
+   * Called after every spawn (the first and each restart) with a check that is true while that spawn runs: work
+   * that follows each start of the daemon, such as giving its sockets their pod names.
+   */
+  afterSpawn?: (running: () => boolean) => unknown;
+  /** Variables added to the launcher's environment for the daemon (session mode's XDG directories). */
+  env?: Record<string, string>;
+}
+
 export class SupervisedDaemon {
   private child: ChildProcess | undefined;
   private stopped = false;
@@ -13,15 +25,20 @@ export class SupervisedDaemon {
   private lastExit = '';
   restarts = 0;
 
+  private readonly afterExit: () => Promise<unknown>;
+  private readonly afterSpawn: (running: () => boolean) => unknown;
+  private readonly env: Record<string, string>;
+
   constructor(
     readonly name: string,
     readonly binary: string,
     readonly args: string[],
-    /** Clean-up after every death of the daemon (before a restart, and at stop): e.g. its orphaned children. */
-    private readonly afterExit: () => Promise<unknown> = async () => undefined,
-    /** Variables added to the launcher's environment for the daemon (session mode's XDG directories). */
-    private readonly env: Record<string, string> = {},
-  ) {}
+    hooks: DaemonHooks = {},
+  ) {
+    this.afterExit = hooks.afterExit ?? (async () => undefined);
+    this.afterSpawn = hooks.afterSpawn ?? (() => undefined);
+    this.env = hooks.env ?? {};
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -42,6 +59,10 @@ export class SupervisedDaemon {
       env: { ...process.env, ...this.env },
     });
     this.child = child;
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    child.once('error', () => (exited = true));
+    this.afterSpawn(() => !exited && !this.stopped);
     let buf = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       buf += chunk.toString();
