@@ -169,3 +169,33 @@ describe('the USB controller', () => {
     expect(await validation(`usb-${label.replaceAll(' ', '-')}`, xml)).toContain('validates');
   });
 });
+
+describe('IOThreads with ioThreadsPolicy auto', () => {
+  const virtioDisks = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `d${i}`, disk: { bus: 'virtio' } }));
+  const volumes = (n: number) => Array.from({ length: n }, (_, i) => pvc(`d${i}`));
+
+  // iothreads/iothreads.go, getThreadPoolLimit: the auto pool is twice the CPU request, else the CPU limit,
+  // else twice one CPU; the vCPU count of the topology plays no part.
+  it('4 vCPUs and no CPU request or limit: a pool of 2, shared round-robin by 6 virtio disks', async () => {
+    const { domain, xml } = converted(
+      { ioThreadsPolicy: 'auto', cpu: { cores: 4 }, devices: { disks: virtioDisks(6) } },
+      { volumes: volumes(6) },
+    );
+    expect(domain.vcpu).toBe(4);
+    expect(domain.iothreads).toBe(2);
+    expect(domain.devices.disks.map((d) => d.driver.iothread)).toEqual([1, 2, 1, 2, 1, 2]);
+    expect(await validation('iothreads-auto', xml)).toContain('validates');
+  });
+
+  it('a CPU limit of 3 and no request: a pool of 6', () => {
+    const { domain } = converted(
+      {
+        ioThreadsPolicy: 'auto',
+        resources: { requests: { memory: '64Mi' }, limits: { memory: '64Mi', cpu: '3' } },
+        devices: { disks: virtioDisks(8) },
+      },
+      { volumes: volumes(8) },
+    );
+    expect(domain.iothreads).toBe(6);
+  });
+});

@@ -14,6 +14,8 @@ function seven(): Disk[] {
 }
 
 describe('iothreads (KubeVirt table)', () => {
+  // converter_test.go (KubeVirt v1.9.0), "Should use correct IOThreads policies": the CPUs are the
+  // CPU request, which bounds the auto pool (iothreads/iothreads.go, getThreadPoolLimit).
   it.each([
     ['shared', 1, 2, [2, 1, 1, 1, 1, 1, 1]],
     ['auto', 3, 6, [6, 1, 2, 3, 4, 5, 1]],
@@ -21,7 +23,11 @@ describe('iothreads (KubeVirt table)', () => {
     ['auto', 5, 7, [7, 1, 2, 3, 4, 5, 6]],
   ])('policy %s with %i CPUs -> %i threads, ids %j', (policy, cpus, total, ids) => {
     const v = vmi(
-      { ioThreadsPolicy: policy, cpu: { cores: cpus }, devices: { disks: seven() } },
+      {
+        ioThreadsPolicy: policy,
+        resources: { requests: { memory: '1Gi', cpu: String(cpus) } },
+        devices: { disks: seven() },
+      },
       { volumes: seven().map((d) => ({ name: d.name, emptyDisk: { capacity: '1Gi' } })) },
     );
     const d = run(disks, v);

@@ -39,7 +39,11 @@ export function vcpuCount(t: Topology): number {
   return t.sockets * t.cores * t.threads;
 }
 
-export function ioThreadPlan(vmi: VirtualMachineInstance, vcpus: number): IoThreadPlan {
+/**
+ * KubeVirt's IOThread counts. The auto policy's pool is twice the CPU request (else the CPU limit, else
+ * one CPU): the pod's CPU resources bound it, never the guest's vCPU topology.
+ */
+export function ioThreadPlan(vmi: VirtualMachineInstance): IoThreadPlan {
   const domain = vmi.spec.domain;
   const disks = domain.devices.disks ?? [];
   const policy = domain.ioThreadsPolicy;
@@ -51,7 +55,7 @@ export function ioThreadPlan(vmi: VirtualMachineInstance, vcpus: number): IoThre
   }
   let limit = 1;
   if (policy === 'auto') {
-    const cpus = ceilCpu(domain.resources?.requests?.cpu) ?? ceilCpu(domain.resources?.limits?.cpu) ?? vcpus;
+    const cpus = ceilCpu(domain.resources?.requests?.cpu) ?? ceilCpu(domain.resources?.limits?.cpu) ?? 1;
     limit = domain.cpu?.dedicatedCpuPlacement && domain.cpu.isolateEmulatorThread ? 1 : 2 * cpus;
   }
   let shared = disks.length - dedicated;

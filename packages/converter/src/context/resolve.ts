@@ -83,7 +83,7 @@ export function resolveContext(raw: ConverterContext, vmi: VirtualMachineInstanc
     hotplugPorts: raw.hotplugPorts ?? true,
     topology,
     vcpus,
-    ioThreads: ioThreadPlan(vmi, vcpus),
+    ioThreads: ioThreadPlan(vmi),
     memfdRequired: memfdRequired(vmi, arch),
   };
 }
