@@ -29,7 +29,7 @@ describe('podLayout', () => {
   it('maps /var/run and /run paths into the run-root', () => {
     const l = podLayout('/r');
     expect(l.hostPath('/var/run/kubevirt/sockets/launcher-sock')).toBe('/r/run/kubevirt/sockets/launcher-sock');
-    expect(l.hostPath('/run/libvirt/libvirt-sock')).toBe('/r/run/libvirt/libvirt-sock');
+    expect(l.hostPath('/run/libvirt/virtqemud-sock')).toBe('/r/run/libvirt/virtqemud-sock');
   });
 });
 

@@ -1,7 +1,7 @@
 // The node's migration proxy between two pods on one machine, as virt-handler's migration proxies play it across
 // nodes (source pod's Unix socket → TCP between the handlers → target pod's Unix socket); here the two handlers are
 // one process, so each pair is joined directly:
-//   source <share>/migrationproxy/<uid>-source.sock        → the target pod's libvirt daemon socket
+//   source <share>/migrationproxy/<uid>-source.sock        → the target pod's /var/run/libvirt/virtqemud-sock
 //   source <share>/migrationproxy/<uid>-49152-source.sock  → the target's <uid>-49152-source.sock (QEMU's stream)
 //   source <share>/migrationproxy/<uid>-49153-source.sock  → the target's <uid>-49153-source.sock (disk copy, NBD)
 // A Unix socket path may hold at most 107 bytes, and a pod's run root is already long: the sockets are bound and
@@ -34,11 +34,12 @@ export class MigrationProxyError extends Error {
   }
 }
 
-/** The pod's libvirt daemon socket (virtqemud where it exists, else libvirtd), on the node's side. */
+/**
+ * The pod's QEMU daemon socket, on the node's side: the one name virt-handler's target proxy dials, whichever daemon
+ * serves it (KubeVirt v1.9 pkg/virt-handler/migration-target.go; the launcher publishes libvirtd's socket there).
+ */
 export function libvirtSocket(layout: PodLayout): string {
-  const dir = layout.hostPath('/var/run/libvirt');
-  const qemud = path.join(dir, 'virtqemud-sock');
-  return fs.existsSync(qemud) ? qemud : path.join(dir, 'libvirt-sock');
+  return layout.hostPath('/var/run/libvirt/virtqemud-sock');
 }
 
 function shortLink(target: string, cleanups: Array<() => void>): string {
