@@ -294,7 +294,8 @@ async function startupBench(root: string): Promise<Result[]> {
 async function syncBench(root: string): Promise<Result> {
   await rm(join(root, 'run/kubevirt/sockets/launcher-sock'), { force: true });
   const l = inRoot(root, launcherArgs('sync-bench'));
-  const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/libvirt-sock')}`;
+  // The launcher's libvirtd, under the name it gives the socket in the pod (KubeVirt's virtqemud-sock).
+  const uri = `qemu+unix:///system?socket=${join(root, 'run/libvirt/virtqemud-sock')}`;
   const virsh = (...args: string[]) => execFileSync('virsh', ['-q', '-c', uri, ...args], { encoding: 'utf8' });
   let client: LauncherClient | undefined;
   const ours: number[] = [];

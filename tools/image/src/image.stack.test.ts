@@ -151,7 +151,7 @@ describe('launcher image', () => {
       // The code cache was written by the image's Node at build time (build.sh): V8 took it.
       expect(l.lines.find((line) => line.includes('"msg":"phase load done"'))).toContain('"codeCache":"accepted"');
       const connected = l.lines.find((line) => line.includes('"msg":"Connected to libvirt daemon"'));
-      expect(connected).toContain('qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock');
+      expect(connected).toContain('qemu+unix:///session?socket=/var/run/libvirt/virtqemud-sock');
       // connectLauncher dials launcher-sock and calls Info: the cmd server of the image's launcher answers.
       const client = await connectLauncher(l.readySocket);
       client.close();
