@@ -1,15 +1,19 @@
-// Domain event monitoring (docs/behaviour.md#start-up, docs/cmd-contract.md#domain-events): each libvirt lifecycle event and
-// each metadata change becomes a Notify/HandleDomainEvent with the domain's current JSON. A vanished
-// domain is reported as KubeVirt does: MODIFIED, Status NoState/NonExistent, deletionTimestamp set. A domain that
-// is merely off (stopped, still defined) carries no deletionTimestamp: the handler must still see it to decide the
-// VMI's phase (Succeeded or Failed) and then ask for DeleteVirtualMachine (docs/cmd-contract.md#domain-events).
+// Domain event monitoring (docs/behaviour.md#start-up, docs/cmd-contract.md#domain-events): each libvirt callback
+// KubeVirt's notifier registers (lifecycle, device added and removed, memory-device size change, job completed, guest
+// agent lifecycle; pkg/virt-launcher/notify-client/client.go, StartDomainNotifier) and each metadata change becomes a
+// Notify/HandleDomainEvent with the domain's current JSON, so the handler sees a hot-plug at once rather than at its
+// resync. A vanished domain is reported as KubeVirt does: MODIFIED, Status NoState/NonExistent, deletionTimestamp
+// set. A domain that is merely off (stopped, still defined) carries no deletionTimestamp: the handler must still
+// see it to decide the VMI's phase (Succeeded or Failed) and then ask for DeleteVirtualMachine
+// (docs/cmd-contract.md#domain-events). Order and bounds: event-queue.ts.
 import { EventEmitter } from 'node:events';
 import type { Connection, DomainEvent } from '../adapters/libvirt.js';
 import { domainJson } from '../domain/domain-json.js';
 import type { MetadataCache } from '../domain/metadata.js';
 import { STATE } from '../domain/state.js';
-import { errorMessage, isNoDomain } from '../errors.js';
+import { isNoDomain } from '../errors.js';
 import { log } from '../log.js';
+import { DomainEventQueue } from './event-queue.js';
 import type { Notifier } from './notifier.js';
 
 export type WatchType = 'ADDED' | 'MODIFIED';
@@ -20,13 +24,37 @@ export interface SentEvent {
   deleted: boolean;
 }
 
+/**
+ * The callbacks besides the lifecycle one that KubeVirt's notifier answers with the domain's current state
+ * (MODIFIED; their payload is not sent): a hot-plugged or unplugged disk or NIC, a virtio-mem device that grew or
+ * shrank, a finished job (migration, dump), the guest agent connecting or leaving.
+ */
+export const STATE_CALLBACKS = [
+  'deviceAdded',
+  'deviceRemoved',
+  'memoryDeviceSizeChange',
+  'jobCompleted',
+  'agentLifecycle',
+] as const;
+export type StateCallback = (typeof STATE_CALLBACKS)[number];
+
+/** A libvirt callback as it waits to be sent; only a lifecycle event decides ADDED and deletion. */
+interface QueuedEvent {
+  callback: StateCallback | 'lifecycle';
+  lifecycle?: DomainEvent;
+}
+
 /** Emits 'added' (first ADDED), 'deleted' (first MODIFIED with deletionTimestamp) and 'event' (every one). */
 export class DomainEventMonitor extends EventEmitter {
   private seenLibvirtEvent = false;
   /** True once a MODIFIED event with deletionTimestamp reached the handler. */
   deletedSent = false;
-  private chain: Promise<void> = Promise.resolve();
-  private readonly onDomainEvent = (ev: DomainEvent): void => this.enqueue(ev);
+  private readonly queue = new DomainEventQueue<QueuedEvent>((q) => this.handle(q?.lifecycle));
+  private readonly onDomainEvent = (ev: DomainEvent): void =>
+    this.enqueue(ev.name, { callback: 'lifecycle', lifecycle: ev });
+  private readonly stateListeners = new Map(
+    STATE_CALLBACKS.map((callback) => [callback, (ev: { name: string }) => this.enqueue(ev.name, { callback })]),
+  );
 
   constructor(
     /** Empty: the launcher was started without --name; follow the first domain that shows up. */
@@ -36,9 +64,7 @@ export class DomainEventMonitor extends EventEmitter {
     private readonly notifier: Notifier,
   ) {
     super();
-    metadata.onChange(() => {
-      if (this.seenLibvirtEvent) this.enqueue(undefined);
-    });
+    metadata.onChange(() => this.refresh());
   }
 
   private attachedOnce = false;
@@ -50,26 +76,27 @@ export class DomainEventMonitor extends EventEmitter {
   attach(conn: Connection): void {
     conn.off('domainEvent', this.onDomainEvent);
     conn.on('domainEvent', this.onDomainEvent);
+    for (const [callback, listener] of this.stateListeners) {
+      conn.off(callback, listener);
+      conn.on(callback, listener);
+    }
     log.info('Registered libvirt event notify callback');
     if (this.attachedOnce && this.seenLibvirtEvent) {
       log.info(
         `Libvirt reconnected, domain ${this.domainName}. Event callbacks re-registered, sending its current state.`,
       );
-      this.enqueue(undefined);
+      this.queue.pushRefresh();
     }
     this.attachedOnce = true;
   }
 
   /** Events are handled in order, one at a time; a slow handler never reorders them. */
-  private enqueue(ev: DomainEvent | undefined): void {
-    if (ev && this.domainName === '') this.domainName = ev.name;
-    if (ev && ev.name !== this.domainName) return;
-    if (ev) this.seenLibvirtEvent = true;
-    this.chain = this.chain
-      .then(() => this.handle(ev))
-      .catch((err: unknown) => {
-        log.error('Failed to send domain event', { reason: errorMessage(err) });
-      });
+  private enqueue(name: string, event: QueuedEvent): void {
+    if (this.domainName === '') this.domainName = name;
+    if (name !== this.domainName) return;
+    this.seenLibvirtEvent = true;
+    if (event.callback !== 'lifecycle') log.info(`libvirt ${event.callback} event received for domain ${name}`);
+    this.queue.pushEvent(event);
   }
 
   private async handle(ev: DomainEvent | undefined): Promise<void> {
@@ -110,14 +137,17 @@ export class DomainEventMonitor extends EventEmitter {
     }
   }
 
-  /** Sends the domain's current state (MODIFIED) once the domain was seen: e.g. the guest agent's facts changed. */
+  /**
+   * Sends the domain's current state (MODIFIED) once the domain was seen: e.g. the guest agent's facts changed.
+   * A refresh already waiting covers this one.
+   */
   refresh(): void {
-    if (this.seenLibvirtEvent) this.enqueue(undefined);
+    if (this.seenLibvirtEvent) this.queue.pushRefresh();
   }
 
   /** Resolves once every queued event was handled. */
   drain(): Promise<void> {
-    return this.chain;
+    return this.queue.drain();
   }
 }
 
