@@ -25,8 +25,11 @@ function converted(
   domain: Record<string, unknown>,
   spec: Record<string, unknown> = {},
   ctx: Partial<ConverterContext> = {},
+  status?: Record<string, unknown>,
 ): Converted {
-  const text = vmiJson('parity', domain, spec);
+  const text = status
+    ? JSON.stringify({ ...JSON.parse(vmiJson('parity', domain, spec)), status })
+    : vmiJson('parity', domain, spec);
   const context = ConverterContext.fromPartial({ architecture: 'amd64', allowEmulation: true, ...ctx });
   const out = convert(parseVmi(text), context);
   return { domain: out, xml: toDomainXml(out) };
@@ -198,4 +201,28 @@ describe('IOThreads with ioThreadsPolicy auto', () => {
     );
     expect(domain.iothreads).toBe(6);
   });
+});
+
+describe('a passt NIC', () => {
+  const passtNic = (iface: Record<string, unknown>) =>
+    converted(
+      { devices: { interfaces: [{ name: 'default', passtBinding: {}, ...iface }] } },
+      { networks: [{ name: 'default', pod: {} }] },
+      { libvirtVersion: '11.1.0' },
+      { interfaces: [{ name: 'default', podInterfaceName: 'eth0' }] },
+    ).domain.devices.interfaces[0]!;
+
+  // network/configurator.go, configureInterface: boot order, ROM off and link state are tap-binding options
+  // (tapBindingOptions); the passt branch (passtBindingOptions) writes type, source, back end and ports only.
+  // libvirt 9.0's schema here has no passt back end, so these domains are not schema-checked.
+  it.each([{ bootOrder: 1 }, {}, { bootOrder: 2, state: 'down' }])(
+    'with %j: no boot order, no <rom>, no link state',
+    (iface) => {
+      const nic = passtNic(iface);
+      expect(nic).toMatchObject({ type: 'vhostuser', backend: { type: 'passt' } });
+      expect(nic.bootOrder).toBeUndefined();
+      expect(nic.rom).toBeUndefined();
+      expect(nic.link).toBeUndefined();
+    },
+  );
 });

@@ -72,10 +72,11 @@ export const interfaces: Configurator = {
       } else {
         if (pod?.tapName) out.target = { dev: pod.tapName, managed: 'no' };
         if (pod?.mtu) out.mtu = pod.mtu;
+        // Boot order, ROM off and link state are tap-attachment settings in KubeVirt: a passt NIC has none.
+        if (iface.bootOrder) out.bootOrder = iface.bootOrder;
+        if (ctx.arch.romTuning && (!iface.bootOrder || ctx.launchSecurity)) out.rom = { enabled: 'no' };
+        if (iface.state === 'down') out.link = { state: 'down' };
       }
-      if (iface.bootOrder) out.bootOrder = iface.bootOrder;
-      if (ctx.arch.romTuning && (!iface.bootOrder || ctx.launchSecurity)) out.rom = { enabled: 'no' };
-      if (iface.state === 'down') out.link = { state: 'down' };
       domain.devices.interfaces.push(out);
     });
   },
