@@ -1,13 +1,19 @@
 // The bridge binding in a real pod namespace (no guest: tools/demo-guest/src/bridge.stack.test.ts boots one):
 // a second apply changes nothing, a failing line gives the pod interface back as it was, a name in the way is
-// refused before anything changes, and teardown restores the interface with its addresses and routes.
+// refused before anything changes, teardown restores the interface with its addresses and routes, and the
+// vif-cache holds what KubeVirt's discoverbridge.go caches from the kernel's routes.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeVifCache } from '@virt-launcher/shared';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplyError } from '../errors.js';
 import { discoverPodInterface } from '../discover.js';
 import { LinkConflictError } from '../links.js';
 import { applyBridgePlan, teardownBridge } from './apply.js';
+import { writeBridgeDhcpCache } from './cli.js';
 import { planBridge } from './plan.js';
 import { bridgeRequestFor } from './vmi-request.js';
 
@@ -109,6 +115,24 @@ describe('applyBridgePlan / teardownBridge in a namespace', () => {
     expect(await sh('ip', 'netns', 'exec', POD, 'sysctl', '-n', 'net.ipv4.conf.all.arp_ignore')).toBe('1');
 
     expect((await applyBridgePlan(p, POD)).noop).toBe(true);
+
+    // The kernel lists the default route first: it gives the gateway; the subnet's own route is left out.
+    const dir = await mkdtemp(join(tmpdir(), 'vif-cache-'));
+    try {
+      const path = await writeBridgeDhcpCache(dir, p);
+      expect(decodeVifCache(await readFile(path, 'utf8'), path)).toEqual({
+        name: '',
+        ipv4: { address: '10.213.9.7', prefixLength: 24 },
+        mac: p.guestMac,
+        gateway: '10.213.9.1',
+        routes: [{ gateway: '10.213.9.1' }, { destination: '10.77.0.0/16', gateway: '10.213.9.254' }],
+        mtu: 0,
+        ipamDisabled: false,
+        subdomain: '',
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
 
     const report = await teardownBridge('eth0', POD);
     expect(report).toEqual({ linksDeleted: ['tap0', 'k6t-eth0'], podInterfaceRestored: true });

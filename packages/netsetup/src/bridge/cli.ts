@@ -1,9 +1,10 @@
-// `virt-netsetup bridge`: discover + plan + apply the bridge binding for one pod interface, write the DHCP
-// configuration the launcher serves (vif-cache-<pod iface>.json), or give the pod interface back (--teardown).
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+// `virt-netsetup bridge`: discover + plan + apply the bridge binding for one pod interface, write what network
+// phase 1 caches for the launcher (vif-cache-<pod iface>.json, as virt-handler writes it), or give the pod
+// interface back (--teardown).
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DhcpServerConfig } from '@virt-launcher/contracts';
+import { encodeVifCache } from '@virt-launcher/shared';
 import { discoverPodInterface } from '../discover.js';
 import { BadInputError, InvalidRequestError } from '../errors.js';
 import { applyBridgePlan, bridgeBindingApplied, teardownBridge } from './apply.js';
@@ -15,8 +16,10 @@ export const BRIDGE_USAGE = `  virt-netsetup bridge --netns NAME --vmi FILE --if
                 [--tap-uid 107] [--tap-gid 107] [--queues N] [--resolv-conf PATH] [--hostname NAME]
                 [--dry-run] [--output json|text]
       Bridge binding of the VMI interface --iface: its pod interface (eth0 for the pod network, pod<hash> for
-      a Multus one; --pod-iface overrides) becomes a port of k6t-<name> without its addresses, the tap joins the bridge, and DIR/vif-cache-<pod iface>.json gets the guest's DHCP configuration (the
-      pod's IPv4 address, gateway, routes, MTU, DNS; empty when the interface had no IPv4 address).
+      a Multus one; --pod-iface overrides) becomes a port of k6t-<name> without its addresses, the tap joins
+      the bridge, and DIR/vif-cache-<pod iface>.json gets what KubeVirt's virt-handler caches there for the
+      launcher (the pod's IPv4 address, the guest's MAC, gateway and routes; only IPAMDisabled when the
+      interface had no IPv4 address). --resolv-conf and --hostname only direct the discovery.
   virt-netsetup bridge --teardown --netns NAME --pod-iface NAME [--output json|text]`;
 
 class BridgeUsageError extends BadInputError {
@@ -55,25 +58,46 @@ function parse(argv: string[]) {
   }
 }
 
-/** Written beside, then renamed: the launcher never reads half a file. */
-export async function writeBridgeDhcpCache(dir: string, plan: BridgeBindingPlan): Promise<string> {
-  await mkdir(dir, { recursive: true });
+/** Mode and directory mode of KubeVirt's cache files (pkg/network/cache/cache.go). */
+export const VIF_CACHE_FILE_MODE = 0o604;
+const VIF_CACHE_DIR_MODE = 0o750;
+
+/**
+ * The bytes virt-handler's phase 1 writes (encodeVifCache: Go's MarshalIndent of cache.DHCPConfig), mode 0604
+ * whatever the umask. Written beside, then renamed: the launcher never reads half a file.
+ */
+export async function writeBridgeDhcpCache(
+  dir: string,
+  plan: Pick<BridgeBindingPlan, 'podInterface' | 'dhcpCache'>,
+): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: VIF_CACHE_DIR_MODE });
   const path = join(dir, `vif-cache-${plan.podInterface}.json`);
-  await writeFile(`${path}.tmp`, JSON.stringify(DhcpServerConfig.toJSON(plan.dhcp)));
-  await rename(`${path}.tmp`, path);
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, encodeVifCache(plan.dhcpCache), { mode: VIF_CACHE_FILE_MODE });
+    await chmod(tmp, VIF_CACHE_FILE_MODE);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
   return path;
 }
 
+function dhcpLine(plan: BridgeBindingPlan): string {
+  const c = plan.dhcpCache;
+  if (!c.ipv4) return 'dhcp none (the pod interface has no IPv4 address: IPAM disabled)';
+  const routes = (c.routes ?? []).map((r) => `${r.destination ?? 'default'}>${r.gateway ?? 'on-link'}`);
+  return `dhcp4 ${c.ipv4.address}/${c.ipv4.prefixLength} for ${c.mac ?? '-'} gateway ${c.gateway ?? '-'} routes ${routes.join(',') || '-'}`;
+}
+
 function planLines(plan: BridgeBindingPlan): string[] {
-  const v4 = plan.dhcp.v4;
   return [
     `port ${plan.podInterface} -> ${plan.nic} ${plan.nicMac} master ${plan.bridge.name}`,
     `guest mac ${plan.guestMac}, pod addresses moved: ${plan.podAddresses.join(' ') || 'none'}`,
     `bridge ${plan.bridge.name} ${plan.bridge.mac} mtu ${plan.bridge.mtu} ${plan.bridge.addresses.join(' ')}`.trimEnd(),
     `tap ${plan.tap.name} master ${plan.tap.master} mtu ${plan.tap.mtu} owner ${plan.tap.ownerUid}:${plan.tap.ownerGid}`,
-    v4
-      ? `dhcp4 ${v4.clientIpCidr} for ${v4.clientMac} from ${v4.serverIp} router ${v4.router || '-'} routes ${v4.routes.map((r) => `${r.destination}>${r.gateway || 'on-link'}`).join(',') || '-'} dns ${v4.dnsServers.join(',')} mtu ${v4.mtu}`
-      : 'dhcp none (the pod interface has no IPv4 address)',
+    dhcpLine(plan),
   ];
 }
 
@@ -122,9 +146,7 @@ export async function bridgeCommand(argv: string[]): Promise<void> {
   // A second run finds the binding in place and the pod interface already moved: the first cache stays.
   const cache = v['dhcp-cache'] && applied && !applied.noop ? await writeBridgeDhcpCache(v['dhcp-cache'], plan) : '';
   if (output === 'json') {
-    process.stdout.write(
-      `${JSON.stringify({ plan: { ...plan, dhcp: DhcpServerConfig.toJSON(plan.dhcp) }, applied, cache })}\n`,
-    );
+    process.stdout.write(`${JSON.stringify({ plan, applied, cache })}\n`);
     return;
   }
   const status = applied ? (applied.noop ? 'applied: already in place' : 'applied') : 'dry run: nothing applied';

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeVifCache } from '@virt-launcher/shared';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors.js';
 import type { PodInterfaceFacts } from '../gen/virtlauncher/netsetup/v1/netsetup.js';
@@ -32,7 +35,7 @@ const vmi = {
     domain: {
       devices: {
         interfaces: [
-          { name: 'default', bridge: {}, dhcpOptions: { ntpServers: ['10.0.0.5'] } },
+          { name: 'default', bridge: {} },
           { name: 'blue', bridge: {}, macAddress: '02:aa:bb:cc:dd:ee' },
         ],
       },
@@ -41,7 +44,7 @@ const vmi = {
 };
 
 describe('planBridge', () => {
-  it('moves the pod address into a DHCP config for the pod MAC, served from 169.254.75.1<index>', () => {
+  it('moves the pod address into the vif-cache for the pod MAC; the bridge holds 169.254.75.1<index>', () => {
     const plan = planBridge(bridgeRequestFor(vmi, 'default', pod(), { tapUid: 107, tapGid: 107 }));
     expect(plan.nic).toBe('eth0-nic');
     expect(plan.bridge).toMatchObject({ name: 'k6t-eth0', mtu: 1400, addresses: ['169.254.75.10/32'] });
@@ -52,22 +55,17 @@ describe('planBridge', () => {
     expect(plan.nicMac).toMatch(/^02(:[0-9a-f]{2}){5}$/);
     expect(plan.guestMac).toBe('0a:58:0a:f4:07:07');
     expect(plan.arpIgnore).toBe(true);
-    expect(plan.dhcp.v6).toBeUndefined();
-    expect(plan.dhcp.v4).toMatchObject({
-      interfaceName: 'k6t-eth0',
-      serverIp: '169.254.75.10',
-      clientMac: '0a:58:0a:f4:07:07',
-      clientIpCidr: '10.244.7.7/24',
-      router: '10.244.7.1',
-      dnsServers: ['10.96.0.10'],
-      searchDomains: ['ns1.svc.cluster.local', 'svc.cluster.local'],
-      mtu: 1400,
-      ntpServers: ['10.0.0.5'],
-      // The pod subnet's own route is left out; the default one stays (option 121 overrides option 3).
-      routes: [
-        { destination: '0.0.0.0/0', gateway: '10.244.7.1' },
-        { destination: '10.99.0.0/16', gateway: '10.244.7.254' },
-      ],
+    // Only what discoverbridge.go caches: no name, MTU, subdomain, DNS or server address (phase 2 adds them).
+    expect(plan.dhcpCache).toEqual({
+      name: '',
+      mtu: 0,
+      subdomain: '',
+      ipamDisabled: false,
+      ipv4: { address: '10.244.7.7', prefixLength: 24 },
+      mac: '0a:58:0a:f4:07:07',
+      gateway: '10.244.7.1',
+      // The pod subnet's own route is left out; the default one stays (destination undefined).
+      routes: [{ gateway: '10.244.7.1' }, { destination: '10.99.0.0/16', gateway: '10.244.7.254' }],
     });
   });
 
@@ -75,20 +73,85 @@ describe('planBridge', () => {
     const podIface = podInterfaceNameFor(vmi, 'blue');
     expect(podIface).toBe(hashedPodIfaceName('blue'));
     expect(podIface).toMatch(/^pod[0-9a-f]{11}$/);
-    const plan = planBridge(bridgeRequestFor(vmi, 'blue', pod({ name: podIface, routes: [] })));
+    const onlySubnet = [{ destination: '10.244.7.0/24', gateway: '' }];
+    const plan = planBridge(bridgeRequestFor(vmi, 'blue', pod({ name: podIface, routes: onlySubnet })));
     const hash = podIface.slice(3);
     expect([plan.nic, plan.bridge.name, plan.tap.name]).toEqual([`${hash}-nic`, `k6t-${hash}`, `tap${hash}`]);
-    expect(plan.dhcp.v4).toMatchObject({ serverIp: '169.254.75.11', clientMac: '02:aa:bb:cc:dd:ee', router: '' });
-    expect(plan.dhcp.v4?.routes).toEqual([]);
+    expect(plan.bridge.addresses).toEqual(['169.254.75.11/32']);
+    // The first route is the on-link subnet's: no gateway, and no route left to hand out (null, not []).
+    expect(plan.dhcpCache).toMatchObject({ mac: '02:aa:bb:cc:dd:ee', ipv4: { address: '10.244.7.7' } });
+    expect(plan.dhcpCache.gateway).toBeUndefined();
+    expect(plan.dhcpCache.routes).toBeUndefined();
   });
 
-  it('without an IPv4 address: no DHCP, no bridge address, no arp_ignore (link only)', () => {
+  it('without an IPv4 address: IPAM disabled and nothing else cached, no bridge address, no arp_ignore', () => {
     const plan = planBridge(
       bridgeRequestFor(vmi, 'blue', pod({ name: hashedPodIfaceName('blue'), ipv4Addresses: [], routes: [] })),
     );
-    expect(plan.dhcp).toEqual({ v4: undefined, v6: undefined });
+    expect(plan.dhcpCache).toEqual({ name: '', mtu: 0, subdomain: '', ipamDisabled: true });
     expect(plan.bridge.addresses).toEqual([]);
     expect(plan.arpIgnore).toBe(false);
+  });
+
+  it('takes the MAC of the VMI status when the spec names none, and the spec MAC over both', () => {
+    const withStatus = { ...vmi, status: { interfaces: [{ name: 'default', mac: '02:11:22:33:44:55' }] } };
+    expect(planBridge(bridgeRequestFor(withStatus, 'default', pod())).dhcpCache.mac).toBe('02:11:22:33:44:55');
+    const both = { ...withStatus, status: { interfaces: [{ name: 'blue', mac: '02:11:22:33:44:55' }] } };
+    const blue = pod({ name: hashedPodIfaceName('blue') });
+    expect(planBridge(bridgeRequestFor(both, 'blue', blue)).guestMac).toBe('02:aa:bb:cc:dd:ee');
+    const bad = { ...vmi, status: { interfaces: [{ name: 'default', mac: 'nope' }] } };
+    expect(() => planBridge(bridgeRequestFor(bad, 'default', pod()))).toThrow(/status interface MAC "nope"/);
+  });
+
+  it('keeps only IPv4 routes, the gateway from the first one; refuses an address with no IPv4 route', () => {
+    const routes = [
+      { destination: '10.244.7.0/24', gateway: '' },
+      { destination: 'default', gateway: '10.244.7.1' },
+      { destination: 'fd10::/64', gateway: '' },
+      { destination: 'default', gateway: 'fd10::1' },
+      { destination: 'default', gateway: '' },
+      { destination: '10.1.2.3', gateway: '10.244.7.9' },
+    ];
+    const plan = planBridge(bridgeRequestFor(vmi, 'default', pod({ routes })));
+    // KubeVirt's gateway is the first IPv4 route's next hop, here the on-link subnet route's: none.
+    expect(plan.dhcpCache.gateway).toBeUndefined();
+    expect(plan.dhcpCache.routes).toEqual([
+      { gateway: '10.244.7.1' },
+      { destination: '10.1.2.3/32', gateway: '10.244.7.9' },
+    ]);
+    const v6Only = [{ destination: 'default', gateway: 'fd10::1' }];
+    expect(() => planBridge(bridgeRequestFor(vmi, 'default', pod({ routes: v6Only })))).toThrow(
+      /no gateway address found in routes for eth0/,
+    );
+  });
+
+  it("encodes to the bytes KubeVirt's own code wrote for the same pod (shared testdata vectors)", () => {
+    // packages/shared/testdata/kubevirt-vif-cache was written by KubeVirt v1.9.0's cache package (README.md there).
+    const vector = (name: string) =>
+      readFileSync(join(import.meta.dirname, '../../../shared/testdata/kubevirt-vif-cache', name), 'utf8');
+    const routes = [
+      { destination: 'default', gateway: '10.244.7.1' },
+      { destination: '10.99.0.0/16', gateway: '10.244.7.254' },
+      { destination: '10.244.7.0/24', gateway: '' },
+      { destination: '192.168.50.0/24', gateway: '' },
+    ];
+    const withRoutes = { ...vmi, status: { interfaces: [{ name: 'default', mac: '02:AA:BB:CC:DD:EE' }] } };
+    const plan = planBridge(bridgeRequestFor(withRoutes, 'default', pod({ routes })));
+    expect(encodeVifCache(plan.dhcpCache)).toBe(vector('ipv4-routes.gojson'));
+    // Every route is the subnet's (the first one through the gateway): a gateway and no routes (null).
+    const subnetOnly = pod({
+      routes: [
+        { destination: '10.244.7.0/24', gateway: '10.244.7.1' },
+        { destination: '10.244.7.0/24', gateway: '' },
+      ],
+    });
+    expect(encodeVifCache(planBridge(bridgeRequestFor(vmi, 'default', subnetOnly)).dhcpCache)).toBe(
+      vector('ipv4-mac-gateway.gojson'),
+    );
+    const none = pod({ name: hashedPodIfaceName('blue'), ipv4Addresses: [] });
+    expect(encodeVifCache(planBridge(bridgeRequestFor(vmi, 'blue', none)).dhcpCache)).toBe(
+      vector('ipam-disabled.gojson'),
+    );
   });
 
   it('refuses a pod interface that does not match the network kind, and a bad MAC, naming the value', () => {

@@ -5,7 +5,7 @@ import { isGlobalUnicast } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 import { MAX_QUEUES } from '../plan.js';
 import { bridgeNameFor, checkIfname, tapNameFor } from '../names.js';
-import { bridgeDhcpConfig } from './dhcp.js';
+import { bridgeVifCache } from './dhcp.js';
 import { bridgePortMacFor, bridgedNicNameFor, checkMac, fakeBridgeIpFor, PRIMARY_POD_IFACE } from './names.js';
 import type { BridgeBindingPlan, BridgeBindingRequest } from './types.js';
 
@@ -21,7 +21,12 @@ function checkedRequest(request: BridgeBindingRequest) {
     );
   }
   const podMac = checkMac(pod.mac, 'pod interface MAC');
-  const guestMac = request.macAddress ? checkMac(request.macAddress, 'interface macAddress') : podMac;
+  // KubeVirt's order: the spec's MAC, the one the VMI's status reports, the pod interface's.
+  const guestMac = request.macAddress
+    ? checkMac(request.macAddress, 'interface macAddress')
+    : request.statusMac
+      ? checkMac(request.statusMac, 'status interface MAC')
+      : podMac;
   return {
     pod,
     podMac,
@@ -59,13 +64,6 @@ export function planBridge(request: BridgeBindingRequest): BridgeBindingPlan {
       .map((a) => `${a.address}/${a.prefixLength}`),
     podRoutes: pod.routes.map((r) => ({ destination: r.destination, gateway: r.gateway })),
     arpIgnore: hasIpv4,
-    dhcp: bridgeDhcpConfig({
-      pod,
-      bridge,
-      serverIp,
-      guestMac,
-      subdomain: request.subdomain,
-      options: request.dhcpOptions,
-    }),
+    dhcpCache: bridgeVifCache(pod, guestMac),
   };
 }

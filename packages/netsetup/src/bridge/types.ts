@@ -1,7 +1,8 @@
 // The bridge binding's request and plan. Plain TypeScript types (not proto messages): only netsetup's own CLI
-// and the pod tools exchange them; what the launcher reads is the DhcpServerConfig of @virt-launcher/contracts.
-import type { DhcpServerConfig } from '@virt-launcher/contracts';
-import type { BridgePlan, DhcpOptions, PodInterfaceFacts, TapPlan } from '../gen/virtlauncher/netsetup/v1/netsetup.js';
+// and the pod tools exchange them; what the launcher reads is the vif-cache file KubeVirt's virt-handler writes
+// (VifCacheDhcpConfig of @virt-launcher/shared, encoded as Go encodes cache.DHCPConfig).
+import type { VifCacheDhcpConfig } from '@virt-launcher/shared';
+import type { BridgePlan, PodInterfaceFacts, TapPlan } from '../gen/virtlauncher/netsetup/v1/netsetup.js';
 
 export interface BridgeBindingRequest {
   /** The pod interface as discovered (discoverPodInterface) before anything was changed. */
@@ -10,13 +11,13 @@ export interface BridgeBindingRequest {
   interfaceIndex: number;
   /** A Multus (secondary) network: its tap is `tap<hash11>`, the pod network's is tap0. */
   secondary: boolean;
-  /** The VMI interface's macAddress; empty: the guest takes the pod interface's MAC. */
+  /** The VMI interface's macAddress; empty: the MAC in the VMI's status, else the pod interface's. */
   macAddress: string;
+  /** The MAC status.interfaces reports for this interface (kept across a restart); empty when none. */
+  statusMac: string;
   tapUid: number;
   tapGid: number;
   queues: number;
-  subdomain: string;
-  dhcpOptions: DhcpOptions | undefined;
 }
 
 export interface BridgeBindingPlan {
@@ -26,7 +27,7 @@ export interface BridgeBindingPlan {
   nic: string;
   /** MAC of the bridge and of its port `nic` (bridgePortMacFor). */
   nicMac: string;
-  /** The MAC the guest's NIC uses, and the only client the DHCP server answers. */
+  /** The MAC the guest's NIC uses (spec, else status, else the pod's), and the only client DHCP answers. */
   guestMac: string;
   /** The pod interface's original MAC (the guest's, unless the VMI names one). */
   podMac: string;
@@ -39,6 +40,9 @@ export interface BridgeBindingPlan {
   podRoutes: Array<{ destination: string; gateway: string }>;
   /** net.ipv4.conf.all.arp_ignore=1 when the guest has an IPv4 address: only the guest answers ARP for it. */
   arpIgnore: boolean;
-  /** What the launcher's DHCP server serves; no v4 and no v6 when the pod interface had no IPv4 (no IPAM). */
-  dhcp: DhcpServerConfig;
+  /**
+   * What phase 1 caches for the launcher (vif-cache-<pod iface>.json): address, MAC, gateway, routes, or only
+   * ipamDisabled when the pod interface had no IPv4. DNS, MTU, subdomain and dhcpOptions are phase 2's.
+   */
+  dhcpCache: VifCacheDhcpConfig;
 }

@@ -1,22 +1,23 @@
 // bridgeRequestFor: what one bridge-bound VMI interface asks of the node side, read as KubeVirt reads it: the
 // pod interface is eth0 for the pod network (or a Multus default network) and `pod<hash11>` for a secondary
-// Multus network; the NIC's position names the bridge's fake address; macAddress and dhcpOptions pass through.
+// Multus network; the NIC's position names the bridge's fake address; the guest's MAC is the spec's, else the
+// status's. DHCP options, DNS and subdomain are the launcher's business (phase 2), not read here.
 import { InvalidRequestError } from '../errors.js';
-import { dhcpOptionsOf, type NodeSideChoices, type VmiDhcpOptions } from '../vmi-request.js';
+import type { NodeSideChoices } from '../vmi-request.js';
 import type { PodInterfaceFacts } from '../gen/virtlauncher/netsetup/v1/netsetup.js';
 import { hashedPodIfaceName, PRIMARY_POD_IFACE } from './names.js';
 import type { BridgeBindingRequest } from './types.js';
 
 export interface BridgeVmiLike {
   spec?: {
-    subdomain?: string;
     networks?: Array<{ name: string; pod?: object; multus?: { networkName?: string; default?: boolean } }>;
     domain?: {
       devices?: {
-        interfaces?: Array<{ name: string; bridge?: object; macAddress?: string; dhcpOptions?: VmiDhcpOptions }>;
+        interfaces?: Array<{ name: string; bridge?: object; macAddress?: string }>;
       };
     };
   };
+  status?: { interfaces?: Array<{ name?: string; mac?: string }> };
 }
 
 /** A Multus network that is not the pod's default one: it has its own pod interface. */
@@ -49,10 +50,9 @@ export function bridgeRequestFor(
     interfaceIndex: index,
     secondary: isSecondary(network),
     macAddress: iface.macAddress ?? '',
+    statusMac: vmi.status?.interfaces?.find((s) => s.name === ifaceName)?.mac ?? '',
     tapUid: choices.tapUid ?? 107,
     tapGid: choices.tapGid ?? 107,
     queues: choices.queues ?? 0,
-    subdomain: vmi.spec?.subdomain ?? '',
-    dhcpOptions: dhcpOptionsOf(iface.dhcpOptions),
   };
 }
