@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convert } from './builder.js';
+import { cpu } from './configurators/cpu.js';
 import type { Domain, DomainDisk } from './domain/types.js';
 import { ConverterContext } from './gen/virtlauncher/converter/v1/converter.js';
-import { vmiJson } from './testing/fixture.js';
+import { run, vmi, vmiJson } from './testing/fixture.js';
 import { parseVmi } from './vmi/parse.js';
 import { toDomainXml } from './xml/domain-xml.js';
 
@@ -225,4 +226,28 @@ describe('a passt NIC', () => {
       expect(nic.link).toBeUndefined();
     },
   );
+});
+
+describe('CPU features', () => {
+  const features = [{ name: 'pcid' }, { name: 'vmx', policy: 'disable' }];
+
+  // compute/cpu.go, CPUDomainConfigurator.Configure: each VMI feature is copied with its policy as given,
+  // so a feature without one has none (and mpx is added disabled for a custom model).
+  it('the CPU configurator copies the policy as given: none where the VMI gives none', () => {
+    const domain = run(cpu, vmi({ cpu: { model: 'Haswell', features } }));
+    expect(domain.cpu?.features).toEqual([
+      { name: 'pcid', policy: undefined },
+      { name: 'vmx', policy: 'disable' },
+      { name: 'mpx', policy: 'disable' },
+    ]);
+  });
+
+  // libvirt's schema (cputypes.rng, cpuFeature) requires the policy, and libvirtd stores `require` for a
+  // feature without one: the whole conversion writes that default (libvirt-compat, package README).
+  it('the whole domain writes libvirt’s default, require, and validates', async () => {
+    const { xml } = converted({ cpu: { model: 'Haswell', features } });
+    expect(xml).toContain('<feature name="pcid" policy="require"/>');
+    expect(xml).toContain('<feature name="vmx" policy="disable"/>');
+    expect(await validation('cpu-features', xml)).toContain('validates');
+  });
 });

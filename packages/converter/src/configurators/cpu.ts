@@ -22,7 +22,12 @@ export const cpu: Configurator = {
         : PASSTHROUGH_MODES.has(model)
           ? (model as 'host-model' | 'host-passthrough')
           : 'custom';
-    const features = (spec?.features ?? []).map((f) => ({ name: f.name, policy: f.policy || 'require' }));
+    // The policy as the VMI gives it: KubeVirt writes none when none is given (libvirt-compat then writes
+    // libvirt's default, which its schema requires).
+    const features: { name: string; policy?: string }[] = (spec?.features ?? []).map((f) => ({
+      name: f.name,
+      policy: f.policy || undefined,
+    }));
     // KubeVirt disables MPX for custom models on x86: newer hosts lack it and the guest would fail to start.
     if (
       spec &&

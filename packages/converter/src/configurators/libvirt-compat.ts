@@ -102,6 +102,14 @@ function clockOffset(domain: Domain): void {
   if (domain.clock && domain.clock.offset === undefined) domain.clock.offset = 'utc';
 }
 
+/**
+ * libvirt's schema requires a CPU feature's policy; KubeVirt leaves it out when the VMI does, and libvirtd
+ * then stores `require` (measured), so write that.
+ */
+function cpuFeaturePolicy(domain: Domain): void {
+  for (const feature of domain.cpu?.features ?? []) feature.policy ??= 'require';
+}
+
 export const libvirtCompat: Configurator = {
   name: 'libvirt-compat',
   configure(_vmi, domain, ctx) {
@@ -109,6 +117,7 @@ export const libvirtCompat: Configurator = {
     diskIoThreadList(domain, ctx);
     nvramFormat(domain, ctx);
     clockOffset(domain);
+    cpuFeaturePolicy(domain);
     passtBackend(domain, ctx);
     dataStore(domain, ctx);
   },

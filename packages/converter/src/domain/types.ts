@@ -161,7 +161,8 @@ export interface Cpu {
   mode: 'host-model' | 'host-passthrough' | 'custom';
   model?: string;
   topology: { sockets: number; cores: number; threads: number };
-  features: { name: string; policy: string }[];
+  /** `policy` is required by libvirt's schema; only libvirt-compat may leave none unfilled. */
+  features: { name: string; policy?: string }[];
   numaCells: { id: number; cpus: string; memoryKiB: bigint; distances?: NumaCellDistance[] }[];
 }
 
