@@ -1,11 +1,12 @@
 // virt-pod's command line.
 import { parseArgs } from 'node:util';
 import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
+import { POD_IP_FAMILIES, type PodIpFamily } from './namespaces.js';
 import { watchArgs, type WatchArgs } from './args-watch.js';
 
 export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
                 [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
-                [--watch] [--volume NAME=FILE]...
+                [--watch] [--volume NAME=FILE]... [--pod-ip-family ipv4|ipv6|dual]
                 [--non-root | --root]
                 [--migrate [--migrate-after SECONDS] [--until-migrated] [--migrate-bandwidth QUANTITY]
                  [--migrate-completion-timeout-per-gib SECONDS] [--migrate-cancel-after SECONDS]]
@@ -20,6 +21,9 @@ export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAG
                                 auto (default): the pod gets /dev/kvm only when KVM really runs a vCPU with the
                                 domain's CPU model here, else it emulates (one line says why); kvm: fail when KVM
                                 cannot run; emulation: no /dev/kvm in the pod
+  --pod-ip-family ipv4|ipv6|dual
+                                the addresses the pod's eth0 gets, as a CNI would give them (default ipv4):
+                                masquerade then serves the guest the same families
   --console                     stream the guest's serial console
   --until-lease                 shut down and exit 0 once the guest has its DHCP lease (1 if it never gets one)
   --timeout SECONDS             give up waiting for the lease after this long (default 240)
@@ -49,6 +53,7 @@ export interface RunArgs extends WatchArgs {
   containerDisks: Map<string, string>;
   kernelBootDir?: string;
   hypervisor: HypervisorChoice;
+  podIpFamily: PodIpFamily;
   console: boolean;
   untilLease: boolean;
   timeoutSeconds: number;
@@ -81,6 +86,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
         watch: { type: 'boolean', default: false },
         'kernel-boot-dir': { type: 'string' },
         hypervisor: { type: 'string', default: 'auto' },
+        'pod-ip-family': { type: 'string', default: 'ipv4' },
         console: { type: 'boolean', default: false },
         'until-lease': { type: 'boolean', default: false },
         timeout: { type: 'string', default: '240' },
@@ -115,6 +121,9 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const hypervisor = values.hypervisor as HypervisorChoice;
   if (!HYPERVISOR_CHOICES.includes(hypervisor))
     throw new UsageError(`--hypervisor ${values.hypervisor}: expected ${HYPERVISOR_CHOICES.join(', ')}`);
+  const podIpFamily = values['pod-ip-family'] as PodIpFamily;
+  if (!POD_IP_FAMILIES.includes(podIpFamily))
+    throw new UsageError(`--pod-ip-family ${values['pod-ip-family']}: expected ${POD_IP_FAMILIES.join(', ')}`);
   if (values.root && values['non-root']) throw new UsageError('--root and --non-root: choose one');
   const migration = migrateArgs(values);
   return {
@@ -124,6 +133,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     containerDisks,
     kernelBootDir: values['kernel-boot-dir'],
     hypervisor,
+    podIpFamily,
     console: values.console,
     untilLease: values['until-lease'],
     timeoutSeconds,

@@ -46,7 +46,12 @@ export async function startTargetPod(
   s.print(`target pod run-root ${runRoot}`);
   const id = randomBytes(3).toString('hex');
   const net = await t.phase('target pod network (namespaces, veth to the node)', () =>
-    createPodNetwork(id, t.cleanup, [`${spec.namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local']),
+    createPodNetwork(
+      id,
+      t.cleanup,
+      [`${spec.namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'],
+      t.args.podIpFamily,
+    ),
   );
   // The same netsetup as the source: the guest keeps its MAC and address, and its lease stays valid here.
   await setUpMasquerade(t, spec, net);

@@ -4,8 +4,11 @@ import { execa, type ResultPromise } from 'execa';
 
 export interface NodeProbe {
   port: number;
-  /** Resolves with the first connection's peer address and payload; undefined when the listener ended first. */
-  firstHello: Promise<{ from: string; text: string } | undefined>;
+  /**
+   * Resolves with the next connection's peer address and payload, in the order they came; undefined when the
+   * listener ended first.
+   */
+  nextHello(): Promise<ProbeHello | undefined>;
   stop(): void;
 }
 
@@ -19,10 +22,16 @@ const server = net.createServer((s) => {
 server.listen(Number(process.argv[1]), process.argv[2], () => process.stdout.write('listening\\n'));
 `;
 
-export async function startNodeProbe(nodeNs: string, nodeIp: string, port = 8080): Promise<NodeProbe> {
+export interface ProbeHello {
+  from: string;
+  text: string;
+}
+
+/** Listens on `host` (`::` takes both families) in the node namespace. */
+export async function startNodeProbe(nodeNs: string, host: string, port = 8080): Promise<NodeProbe> {
   const child: ResultPromise = execa(
     'ip',
-    ['netns', 'exec', nodeNs, process.execPath, '-e', listener, String(port), nodeIp],
+    ['netns', 'exec', nodeNs, process.execPath, '-e', listener, String(port), host],
     // Its own session: a Ctrl-C on the terminal is virt-pod's to handle, not the listener's.
     { buffer: false, reject: false, detached: true },
   );
@@ -30,11 +39,19 @@ export async function startNodeProbe(nodeNs: string, nodeIp: string, port = 8080
   const first = await lines.next();
   if (first.value !== 'listening') throw new Error(`node probe did not start: ${String(first.value)}`);
   // A listener that stopped (killed, or stopped by cleanup) yields no line: that is "no hello", never a crash.
-  const firstHello = lines.next().then(
-    (r) => (r.done ? undefined : (JSON.parse(r.value) as { from: string; text: string })),
-    () => undefined,
-  );
-  return { port, firstHello, stop: () => void child.kill('SIGTERM') };
+  // One reader at a time: each call waits for the one before, so hellos come back in their order.
+  let last: Promise<unknown> = Promise.resolve();
+  const nextHello = () => {
+    const next = last.then(() =>
+      lines.next().then(
+        (r) => (r.done ? undefined : (JSON.parse(r.value) as ProbeHello)),
+        () => undefined,
+      ),
+    );
+    last = next;
+    return next;
+  };
+  return { port, nextHello, stop: () => void child.kill('SIGTERM') };
 }
 
 async function* lineReader(child: ResultPromise): AsyncGenerator<string> {

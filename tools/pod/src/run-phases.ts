@@ -80,8 +80,12 @@ export async function preparePodFiles(s: RunState, spec: PodSpec): Promise<void>
 /** The demo guest reads vlt.probe=IP:PORT from its kernel command line and connects to the node through NAT. */
 export async function startProbe(s: RunState, spec: PodSpec, net: PodNetwork): Promise<NodeProbe> {
   const kb = spec.vmi.spec?.domain?.firmware?.kernelBoot;
-  if (kb) kb.kernelArgs = `${kb.kernelArgs ?? ''} vlt.probe=${net.nodeIp}:${PROBE_PORT}`.trim();
-  const probe = await startNodeProbe(net.nodeNs, net.nodeIp, PROBE_PORT);
+  const probes = [
+    net.nodeIp && `vlt.probe=${net.nodeIp}:${PROBE_PORT}`,
+    net.nodeIp6 && `vlt.probe6=${net.nodeIp6},${PROBE_PORT}`,
+  ].filter((a) => !!a);
+  if (kb) kb.kernelArgs = [kb.kernelArgs ?? '', ...probes].join(' ').trim();
+  const probe = await startNodeProbe(net.nodeNs, net.nodeIp6 ? '::' : net.nodeIp, PROBE_PORT);
   s.cleanup.push('node probe', () => probe.stop());
   return probe;
 }

@@ -71,7 +71,12 @@ async function chooseHypervisor(s: RunState, spec: PodSpec): Promise<HypervisorD
 async function podNetwork(s: RunState, spec: PodSpec): Promise<PodNetwork> {
   const id = randomBytes(3).toString('hex');
   return s.phase('pod network (namespaces, veth to the node)', () =>
-    createPodNetwork(id, s.cleanup, [`${spec.namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local']),
+    createPodNetwork(
+      id,
+      s.cleanup,
+      [`${spec.namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'],
+      s.args.podIpFamily,
+    ),
   );
 }
 
@@ -110,7 +115,7 @@ export async function runPod(args: RunArgs, repo: string, print: (line: string) 
     // Other tools (launcherctl) reach the launcher here, as virt-handler does.
     s.print(`launcher socket: ${spec.layout.hostPath('/var/run/kubevirt/sockets/launcher-sock')}`);
     await syncVirtualMachine(s, spec);
-    const first = await awaitLease(s, spec, pod);
+    const first = await awaitLease(s, spec, pod, net);
     const leased = isLease(first);
     if (leased) await checkMasquerade(s, probe, net);
     if (s.args.migration && leased) {

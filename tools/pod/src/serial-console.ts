@@ -1,11 +1,13 @@
 // Streams the guest's serial console (QEMU binds a unix socket once the domain starts) and watches for the
-// demo guest's markers ("VLT-GUEST: lease ip=…").
+// demo guest's markers ("VLT-GUEST: lease ip=…", "VLT-GUEST: ipv6 ip=…").
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ConsoleWatch {
   /** Resolves with the marker's line when the guest reports its DHCP lease. */
   lease: Promise<string>;
+  /** Resolves with the marker's line when the guest reports its DHCPv6 address (or that it has none). */
+  lease6: Promise<string>;
   /** Resolves with the line when the guest reports its probe of the node. */
   probe: Promise<string>;
   close(): void;
@@ -18,7 +20,9 @@ export function watchSerialConsole(
 ): ConsoleWatch {
   let resolveLease!: (l: string) => void;
   let resolveProbe!: (l: string) => void;
+  let resolveLease6!: (l: string) => void;
   const lease = new Promise<string>((r) => (resolveLease = r));
+  const lease6 = new Promise<string>((r) => (resolveLease6 = r));
   const probe = new Promise<string>((r) => (resolveProbe = r));
   let socket: net.Socket | undefined;
 
@@ -49,11 +53,12 @@ export function watchSerialConsole(
         buf = buf.slice(i + 1);
         onLine(line);
         if (line.includes('VLT-GUEST: lease')) resolveLease(line);
+        if (line.includes('VLT-GUEST: ipv6 ')) resolveLease6(line);
         if (line.includes('VLT-GUEST: probe')) resolveProbe(line);
       }
     });
     socket.on('error', () => undefined);
   })();
 
-  return { lease, probe, close: () => socket?.destroy() };
+  return { lease, lease6, probe, close: () => socket?.destroy() };
 }

@@ -1,0 +1,101 @@
+// Handler conformance: each VMI runs through virt-pod, which plays a stock KubeVirt v1.9 virt-handler and
+// kubelet only, and must reach Running, give the guest its lease, answer on a forwarded port and power off to
+// Succeeded. What the pod gets is what a stock handler gives it, step by step:
+// - network phase 1 as pkg/network/setup/netpod does it (masquerade: pkg/network/setup/netpod/masquerade, bridge
+//   and k6t-eth0, tap, nftables NAT; no file for the launcher); phase 2, the guest's DHCP configuration, is the
+//   launcher's (pkg/network/dhcp/masquerade.go);
+// - the cmd client calls of pkg/virt-handler/cmd-client (Info, SyncVirtualMachine, Shutdown, Delete) and the notify
+//   server of pkg/virt-handler/notify-server, which turns a Shutoff/Shutdown domain into phase Succeeded;
+// - the pod's addresses are the CNI's (--pod-ip-family), its resolv.conf kubelet's.
+// The hypervisor is chosen (emulation: no /dev/kvm in the pod), so this passes with or without a usable KVM.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseVmi, type VirtualMachineInstance } from '@virt-launcher/converter';
+import { buildDemoGuest, demoArgs, leftovers, nothingLeft, repo, runRootOf, snapshot, startPod } from './e2e-kit.js';
+
+let work = '';
+beforeAll(async () => {
+  buildDemoGuest();
+  work = await mkdtemp(join(tmpdir(), 'vlt-pod-conformance-'));
+});
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** examples/vmi-demo.yaml, changed by `edit`, written as the VMI file of one scenario. */
+async function vmiFile(name: string, edit: (vmi: VirtualMachineInstance) => void): Promise<string> {
+  const vmi = parseVmi(readFileSync(join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
+  vmi.metadata.name = name;
+  edit(vmi);
+  const file = join(work, `${name}.json`);
+  await writeFile(file, JSON.stringify(vmi));
+  return file;
+}
+
+const addKernelArgs = (vmi: VirtualMachineInstance, args: string) => {
+  const kb = vmi.spec!.domain!.firmware!.kernelBoot!;
+  kb.kernelArgs = `${kb.kernelArgs ?? ''} ${args}`.trim();
+};
+
+/** Runs the VMI until the guest's lease, then shuts the pod down as kubelet and virt-handler do. */
+async function runToSucceeded(file: string, extra: string[] = []): Promise<string> {
+  const before = snapshot();
+  const args = demoArgs(['--hypervisor', 'emulation', '--until-lease', '--timeout', '240', ...extra]);
+  args[2] = file;
+  const pod = startPod(args);
+  const status = await pod.exited;
+  const out = pod.output();
+  expect(status, out).toBe(0);
+  expect(out).toMatch(/Domain started\./);
+  expect(out).toMatch(/domain event MODIFIED: Running/);
+  // pkg/virt-handler/vm.go: a domain shut off with reason Shutdown ends the VMI Succeeded.
+  expect(out).toMatch(/domain event MODIFIED: Shutoff \(Shutdown\)/);
+  expect(out).toMatch(/VMI phase: Succeeded/);
+  expect(out).toMatch(/pod exited with 0/);
+  expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+  return out;
+}
+
+describe('a stock virt-handler drives the launcher (masquerade)', () => {
+  it('IPv4: the default VMI gets 10.0.2.2 from the launcher, reaches the node and serves port 80', async () => {
+    const out = await runToSucceeded(await vmiFile('conf-v4', () => undefined));
+    expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 router=10\.0\.2\.1 dns=192\.0\.2\.1 mtu=1450 /);
+    expect(out).toMatch(/node received "hello-from-guest" from 192\.0\.2\.10 /);
+    expect(out).toMatch(/node → pod:80 reached the guest's web server: "hello from demo"/);
+  }, 400_000);
+
+  it('a custom vmNetworkCIDR and dhcpOptions: the guest gets 10.11.12.2 and the options', async () => {
+    const file = await vmiFile('conf-cidr', (vmi) => {
+      vmi.spec!.networks![0]!.pod = { vmNetworkCIDR: '10.11.12.0/24' };
+      // The converter's type leaves dhcpOptions out (it is only the DHCP server's); the VMI carries it all the same.
+      Object.assign(vmi.spec!.domain!.devices!.interfaces![0]!, {
+        dhcpOptions: { bootFileName: 'vlt.ipxe', ntpServers: ['10.11.12.1'] },
+      });
+    });
+    const out = await runToSucceeded(file, ['--console']);
+    expect(out).toMatch(/guest lease: ip=10\.11\.12\.2 router=10\.11\.12\.1 /);
+    expect(out).toMatch(/VLT-GUEST: dhcp-options [^\n]*ntpsrv=10\.11\.12\.1/);
+    expect(out).toMatch(/node → pod:80 reached the guest's web server/);
+  }, 400_000);
+
+  it('IPv6 only: the guest gets fd10:0:2::2 by DHCPv6 and is reached through the pod IPv6 address', async () => {
+    // KubeVirt's launcher sends no router advertisements: the guest's own configuration names its gateway.
+    const file = await vmiFile('conf-v6', (vmi) => addKernelArgs(vmi, 'vlt.gw6=fd10:0:2::1'));
+    const out = await runToSucceeded(file, ['--pod-ip-family', 'ipv6']);
+    expect(out).toMatch(/guest lease: ip=fd10:0:2::2 dns=2001:db8:10::1 router=fd10:0:2::1/);
+    expect(out).toMatch(/node received "hello-from-guest-v6" from 2001:db8:10::a /);
+    expect(out).toMatch(/node → \[2001:db8:10::a\]:80 reached the guest's web server: "hello from demo"/);
+  }, 400_000);
+
+  it('dual stack: a DHCPv4 lease and a DHCPv6 address, both families NATed each way', async () => {
+    const file = await vmiFile('conf-dual', (vmi) => addKernelArgs(vmi, 'vlt.gw6=fd10:0:2::1'));
+    const out = await runToSucceeded(file, ['--pod-ip-family', 'dual']);
+    expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 router=10\.0\.2\.1 /);
+    expect(out).toMatch(/guest ipv6 lease: ip=fd10:0:2::2 /);
+    expect(out).toMatch(/node received "hello-from-guest" from 192\.0\.2\.10 /);
+    expect(out).toMatch(/node received "hello-from-guest-v6" from 2001:db8:10::a /);
+    expect(out).toMatch(/node → pod:80 reached the guest's web server/);
+    expect(out).toMatch(/node → \[2001:db8:10::a\]:80 reached the guest's web server/);
+  }, 400_000);
+});
