@@ -191,6 +191,30 @@ describe('IOThreads with ioThreadsPolicy auto', () => {
     expect(await validation('iothreads-auto', xml)).toContain('validates');
   });
 
+  // converter.go, Convert_v1_VirtualMachineInstance_To_api_Domain: assignDiskIOThread runs for every disk
+  // of the spec, also one left out of the domain (a hot-plugged volume not mounted yet), so the disks after
+  // it take the ids they would have had with it.
+  it('a hot-plugged virtio disk not yet mounted still takes its turn of the round-robin', () => {
+    const status = (name: string, phase: string) => ({ name, target: '', phase });
+    const { domain } = converted(
+      {
+        ioThreadsPolicy: 'auto',
+        resources: { requests: { memory: '64Mi', cpu: '2' } },
+        devices: { disks: virtioDisks(3) },
+      },
+      { volumes: volumes(3) },
+      {
+        permanentVolumes: { d0: status('d0', ''), d2: status('d2', '') },
+        hotplugVolumes: { d1: status('d1', 'Pending') },
+      },
+    );
+    expect(domain.iothreads).toBe(3);
+    expect(domain.devices.disks.map((d) => [d.alias?.name, d.driver.iothread])).toEqual([
+      ['ua-d0', 1],
+      ['ua-d2', 3],
+    ]);
+  });
+
   it('a CPU limit of 3 and no request: a pool of 6', () => {
     const { domain } = converted(
       {

@@ -207,7 +207,12 @@ function convertDisk(
 ): DomainDisk | undefined {
   const input = describeDisk(vmi, disk, i, target, ctx);
   const volumeIndex = volumeIndexOf(input, lookup);
-  if (!included(disk.name, ctx, volumeIndex < 0, lookup.anyPermanent)) return undefined;
+  if (!included(disk.name, ctx, volumeIndex < 0, lookup.anyPermanent)) {
+    // KubeVirt hands out IOThread ids to every disk of the spec, also one it leaves out of the domain:
+    // the disks after it keep the ids they would have had with it.
+    if (input.bus === 'virtio') threads.assign(disk, { name: 'qemu' });
+    return undefined;
+  }
   const out = targetAndDriver(input);
   deviceFlags(out, input);
   deviceAddress(out, input);
