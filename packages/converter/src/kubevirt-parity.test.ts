@@ -1,6 +1,7 @@
 // Whole conversions of VMIs that combine device kinds the way random admitted VMIs do, each checked
-// against the rule KubeVirt v1.9.0's converter follows (the Go file and function are named per test),
-// and each domain checked against libvirt's own schema with virt-xml-validate.
+// against the rule KubeVirt v1.9.0's converter follows. Each test names the Go file (under KubeVirt's
+// pkg/virt-launcher/virtwrap/converter/) and function; the domains whose shape this machine's libvirt
+// schema knows are also checked with virt-xml-validate.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
