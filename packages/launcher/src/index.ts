@@ -33,10 +33,12 @@ export type { DriverDirChoice } from './daemons/driver-dir.js';
 // harness that SIGKILLs a launcher in a private root does the same with these (namespaces read before the kill, swept
 // after).
 export { foreignMountNamespaces, killAllIn } from './daemons/probe-orphans.js';
-// Network phase 2's DHCP configuration of a masquerade NIC, worked out as the launcher does it: exported for tests
-// that compose netsetup and the DHCP server without a launcher process.
+// Network phase 2's DHCP configuration of a masquerade or bridge NIC, worked out as the launcher does it: exported
+// for tests that compose netsetup and the DHCP server without a launcher process.
 export { masqueradeDhcpConfig } from './network/masquerade-dhcp.js';
 export type { MasqueradeDhcpInputs } from './network/masquerade-dhcp.js';
+export { bridgeDhcpConfig } from './network/bridge-dhcp.js';
+export type { BridgeDhcpInputs } from './network/bridge-dhcp.js';
 export type { PodLinkFacts } from './network/pod-link.js';
 export { withVmiDhcpOptions } from './network/dhcp-options.js';
 export { parseResolvConf } from './network/resolv-conf.js';

@@ -17,7 +17,13 @@ export {
   type Quantity,
 } from './quantity.js';
 export { createLogger, silentLogger, type LogFields, type LogLevel, type Logger, type LoggerOptions } from './log.js';
-export { secondaryNetworkHash, secondaryPodIfaceName, secondaryTapName } from './network-names.js';
+export {
+  bridgedNicName,
+  fakeBridgeIp,
+  secondaryNetworkHash,
+  secondaryPodIfaceName,
+  secondaryTapName,
+} from './network-names.js';
 export {
   buildPositionMap,
   lookupPosition,

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { secondaryNetworkHash, secondaryPodIfaceName, secondaryTapName } from './network-names.js';
+import {
+  bridgedNicName,
+  fakeBridgeIp,
+  secondaryNetworkHash,
+  secondaryPodIfaceName,
+  secondaryTapName,
+} from './network-names.js';
 
 describe('secondary network link names', () => {
   it('are pod/tap + the first 11 hex digits of SHA-256 of the network name', () => {
@@ -13,5 +19,16 @@ describe('secondary network link names', () => {
   it('fit IFNAMSIZ with a "-nic" suffix and differ between networks', () => {
     expect(`${secondaryNetworkHash('a-very-long-network-name-indeed')}-nic`.length).toBeLessThanOrEqual(15);
     expect(secondaryTapName('blue')).not.toBe(secondaryTapName('red'));
+  });
+});
+
+describe('the bridge binding names (KubeVirt pkg/network/link)', () => {
+  it('renames the pod interface <name>-nic and numbers the fake server address by interface position', () => {
+    expect(bridgedNicName('eth0')).toBe('eth0-nic');
+    expect(bridgedNicName('pod0123456789a')).toBe('0123456789a-nic');
+    expect(fakeBridgeIp(0)).toBe('169.254.75.10');
+    expect(fakeBridgeIp(3)).toBe('169.254.75.13');
+    expect(() => fakeBridgeIp(16)).toThrow(RangeError);
+    expect(() => fakeBridgeIp(-1)).toThrow('interface index -1 is out of range 0..15');
   });
 });

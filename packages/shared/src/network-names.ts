@@ -19,3 +19,23 @@ export function secondaryPodIfaceName(networkName: string): string {
 export function secondaryTapName(networkName: string): string {
   return `tap${secondaryNetworkHash(networkName)}`;
 }
+
+/**
+ * What the bridge binding renames the pod interface to once it is a bridge port: `eth0-nic`, `<hash11>-nic`
+ * (KubeVirt's GenerateNewBridgedVmiInterfaceName in pkg/network/link).
+ */
+export function bridgedNicName(podIface: string): string {
+  return `${podIface.replace(/^pod/, '')}-nic`;
+}
+
+/**
+ * The link-local address a bridge carries as its DHCP server's identity: "169.254.75.1" followed by the
+ * interface's position in the VMI, so the first NIC's is 169.254.75.10 (KubeVirt's GetFakeBridgeIP). Positions
+ * past 15 would leave the address range KubeVirt's formula was made for, so they are refused.
+ */
+export function fakeBridgeIp(interfaceIndex: number): string {
+  if (!Number.isInteger(interfaceIndex) || interfaceIndex < 0 || interfaceIndex > 15) {
+    throw new RangeError(`interface index ${interfaceIndex} is out of range 0..15`);
+  }
+  return `169.254.75.1${interfaceIndex}`;
+}

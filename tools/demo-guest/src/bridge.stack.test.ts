@@ -1,8 +1,8 @@
 // Bridge binding end to end on one TCG guest (issue 18): a pod namespace with three interfaces, as CNI and
 // Multus would leave them — eth0 (the pod network: 10.244.8.7/24, default route, MTU 1400), a secondary network
 // "blue" with an address (192.168.50.7/24) and a secondary network "green" without one — each a veth to a
-// "node" namespace. `virt-netsetup bridge` binds each NIC and writes its DHCP cache; virt-dhcp serves the caches
-// that have IPAM, as the launcher does. The guest must hold the pod's own addresses (with the pod MAC), reach the
+// "node" namespace. `virt-netsetup bridge` binds each NIC and writes its DHCP cache as virt-handler does; the
+// launcher's phase 2 (bridgeDhcpConfig) turns each cache with IPAM into a virt-dhcp server. The guest must hold the pod's own addresses (with the pod MAC), reach the
 // node from them, be reached by the node on them, and have only a link on "green". Teardown gives every pod
 // interface back and leaves no bridge or tap. QEMU runs with -accel tcg: the result does not depend on /dev/kvm.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +14,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashedPodIfaceName } from '@virt-launcher/netsetup';
+import { DhcpServerConfig } from '@virt-launcher/contracts';
+import { bridgeDhcpConfig, parseResolvConf } from '@virt-launcher/launcher';
+import { fakeBridgeIpFor, hashedPodIfaceName } from '@virt-launcher/netsetup';
+import { decodeVifCache, type VifCacheDhcpConfig } from '@virt-launcher/shared';
 import { ensureGuest } from './guest.js';
 import { RunningGuest } from './qemu.js';
 
@@ -78,7 +81,7 @@ let work = '';
 let guest: RunningGuest | undefined;
 const children: ChildProcess[] = [];
 const probes: string[] = [];
-const caches: Record<string, Record<string, unknown>> = {};
+const caches: Record<string, VifCacheDhcpConfig> = {};
 
 beforeAll(async () => {
   const image = await ensureGuest();
@@ -138,19 +141,32 @@ beforeAll(async () => {
       '0',
     );
   }
+  // The launcher's part (phase 2): each cache as a stock virt-handler wrote it, read as the launcher reads it,
+  // plus what only the pod knows; one server per cache with IPAM (green's says IPAMDisabled: none).
+  const dns = parseResolvConf(await readFile(resolvConf, 'utf8'));
   for (const l of LINKS) {
-    caches[l.pod] = JSON.parse(await readFile(join(work, `vif-cache-${l.pod}.json`), 'utf8')) as Record<
-      string,
-      unknown
-    >;
+    const path = join(work, `vif-cache-${l.pod}.json`);
+    caches[l.pod] = decodeVifCache(await readFile(path, 'utf8'), path);
   }
-  // The launcher's part: one server per cache with IPAM (green's is empty: none).
-  for (const l of LINKS.filter((x) => x.podIp)) {
-    const dhcp = spawn(
-      'ip',
-      ['netns', 'exec', POD, process.execPath, DHCP_CLI, 'serve', '--config', join(work, `vif-cache-${l.pod}.json`)],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+  for (const [index, l] of LINKS.entries()) {
+    const cache = caches[l.pod]!;
+    const config = bridgeDhcpConfig({
+      cache,
+      path: '',
+      podIface: l.pod,
+      bridge: `k6t-${l.pod.replace(/^pod/, '')}`,
+      bridgedNic: { name: `${l.pod.replace(/^pod/, '')}-nic`, mtu: 1400, mac: '', ipv4: [], ipv6: [] },
+      serverIp: fakeBridgeIpFor(index),
+      dns,
+      subdomain: '',
+      hostname: 'bridged',
+    });
+    if (!config) continue;
+    const file = join(work, `dhcp-${l.pod}.json`);
+    await writeFile(file, JSON.stringify(DhcpServerConfig.toJSON(config)));
+    const dhcp = spawn('ip', ['netns', 'exec', POD, process.execPath, DHCP_CLI, 'serve', '--config', file], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.push(dhcp);
     await untilStderr(dhcp, /DHCPv4 server listening/, `virt-dhcp for ${l.pod}`);
   }
@@ -171,7 +187,7 @@ beforeAll(async () => {
   createInterface({ input: listener.stdout! }).on('line', (line) => probes.push(line));
   await untilStderr(listener, /listening/, 'node listener');
 
-  const mac = (pod: string) => (caches[pod]?.v4 as { clientMac?: string } | undefined)?.clientMac ?? '';
+  const mac = (pod: string) => caches[pod]?.mac ?? '';
   const args = ['-machine', 'q35', '-accel', 'tcg', '-m', '256', '-nographic', '-no-reboot'];
   args.push('-kernel', image.kernel, '-initrd', image.initrd);
   args.push('-append', `${image.cmdline} vlt.probe=10.244.8.1:${PROBE_PORT}`);
@@ -203,9 +219,8 @@ describe('bridge binding: the guest holds the pod interfaces’ own addresses', 
   it(
     'pod network: the guest leases the pod IP (pod MAC, gateway, MTU, DNS), reaches the node from it and is reached on it',
     async () => {
-      expect(caches.eth0).toMatchObject({
-        v4: { clientIpCidr: '10.244.8.7/24', serverIp: '169.254.75.10', router: '10.244.8.1', mtu: 1400 },
-      });
+      // What virt-handler's phase 1 caches (pkg/network/setup/netpod/discoverbridge.go): address, gateway, MAC.
+      expect(caches.eth0).toMatchObject({ ipv4: { address: '10.244.8.7', prefixLength: 24 }, gateway: '10.244.8.1' });
       const lease = await guest!.waitFor(/VLT-GUEST: lease ip=(\S+) router=(\S+) dns=(\S+) mtu=(\S*)/, BOUND_MS);
       expect(lease.slice(1, 5)).toEqual(['10.244.8.7', '10.244.8.1', '10.96.0.10', '1400']);
       // The guest's own probe: the node sees the pod's address as the source (no NAT: the guest holds it).
@@ -232,7 +247,7 @@ describe('bridge binding: the guest holds the pod interfaces’ own addresses', 
   it(
     'secondary network without an address: no DHCP server, the guest NIC has a link through the bridge',
     async () => {
-      expect(caches[GREEN]).toEqual({});
+      expect(caches[GREEN]?.ipamDisabled).toBe(true);
       expect((await guest!.waitFor(/VLT-GUEST: (nolease|lease) eth2/, BOUND_MS))[1]).toBe('nolease');
       // The guest's DHCP tries crossed the bridge: its MAC was learned on the tap port, and the node's end got them.
       const fdb = await sh('bridge', '-n', POD, 'fdb', 'show', 'br', `k6t-${GREEN.slice(3)}`);

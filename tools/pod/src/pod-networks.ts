@@ -111,17 +111,15 @@ export async function setUpBridges(s: RunState, spec: PodSpec, net: PodNetwork):
     for (const name of names) {
       const vmi = spec.vmi as BridgeVmiLike;
       const podIface = podInterfaceNameFor(vmi, name);
-      const facts = await discoverPodInterface(net.podNs, podIface, {
-        resolvConfPath: `/etc/netns/${net.podNs}/resolv.conf`,
-        hostname: spec.vmi.spec?.hostname ?? spec.name,
-      });
+      const facts = await discoverPodInterface(net.podNs, podIface);
       const plan = planBridge(bridgeRequestFor(vmi, name, facts, owner));
       await applyBridgePlan(plan, net.podNs);
+      // pkg/network/setup/netpod/discoverbridge.go: the file the launcher's phase 2 serves the lease from.
       await writeBridgeDhcpCache(privateDir, plan);
-      const v4 = plan.dhcp.v4;
+      const c = plan.dhcpCache;
       out.push(
         `  ${name}: ${plan.nic} + ${plan.tap.name} on ${plan.bridge.name}, ` +
-          (v4 ? `guest ${v4.clientIpCidr} (${v4.clientMac}) by DHCP from ${v4.serverIp}` : 'no IPAM: link only'),
+          (c.ipv4 ? `guest ${c.ipv4.address}/${c.ipv4.prefixLength} (${c.mac}) by DHCP` : 'no IPAM: link only'),
       );
     }
     return out;

@@ -1,13 +1,12 @@
 // Which NICs get a DHCP server and which MAC the guest's bridge NIC must carry: the netsetup bridge plan, cached
-// as the node side writes it, decides both.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// as a stock virt-handler writes it (vif-cache-<pod iface>.json), decides both.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DhcpServerConfig } from '@virt-launcher/contracts';
-import { bridgeRequestFor, hashedPodIfaceName, planBridge } from '@virt-launcher/netsetup';
+import { bridgeRequestFor, hashedPodIfaceName, planBridge, writeBridgeDhcpCache } from '@virt-launcher/netsetup';
 import type { VmiView } from '../vmi.js';
-import { readCachedDhcpConfig } from './dhcp.js';
+import { readVifCache } from './bridge-dhcp.js';
 import { secondaryPodIfaceName } from '@virt-launcher/shared';
 import { bridgeGuestMacs, dhcpTargets } from './dhcp-targets.js';
 
@@ -87,13 +86,13 @@ describe('bridgeGuestMacs', () => {
       ['default', 'eth0', true],
       ['blue', blue, false],
     ] as const) {
-      const plan = planBridge(bridgeRequestFor({ spec }, name, facts(pod, ipv4)));
-      await writeFile(join(dir, `vif-cache-${pod}.json`), JSON.stringify(DhcpServerConfig.toJSON(plan.dhcp)));
+      // What netsetup's phase 1 writes, as virt-handler writes it.
+      await writeBridgeDhcpCache(dir, planBridge(bridgeRequestFor({ spec }, name, facts(pod, ipv4))));
     }
     expect(await bridgeGuestMacs(dir, vmi)).toEqual({ default: '0a:58:0a:f4:07:07' });
-    // No IPAM: an empty cache, which a bridge NIC may have and a masquerade NIC may not.
-    expect(await readCachedDhcpConfig(dir, blue, true)).toEqual({ v4: undefined, v6: undefined });
-    await expect(readCachedDhcpConfig(dir, blue)).rejects.toThrow(/neither a v4 nor a v6/);
+    // No IPAM: KubeVirt's discoverbridge.go writes IPAMDisabled and nothing else.
+    const noIpam = await readVifCache(dir, blue);
+    expect([noIpam.ipamDisabled, noIpam.ipv4, noIpam.mac]).toEqual([true, undefined, undefined]);
   });
 
   it('a VMI naming no NIC gets the default masquerade NIC its converter gives it (autoattach off: none)', () => {

@@ -32,16 +32,16 @@ export function dhcpTargets(vmi: VmiView): DhcpTarget[] {
 
 /**
  * The MAC the node side handed to the guest of each bridge NIC (the client its DHCP config answers), by interface
- * name: the domain's NIC must carry it, or the guest would ask for a lease no one gives it. Read from the
- * cache only when the VMI names no macAddress; a NIC without a cache or without IPAM is left out.
+ * name: the domain's NIC must carry it, or the guest would ask for a lease no one gives it. Read from phase 1's
+ * vif-cache (its MAC field) only when the VMI names no macAddress; a NIC without a cache or a MAC is left out.
  */
 export async function bridgeGuestMacs(privateDir: string, vmi: VmiView): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const t of dhcpTargets(vmi)) {
     if (t.binding !== 'bridge' || vmi.interfaces.find((i) => i.name === t.iface)?.macAddress) continue;
-    // A missing or broken cache fails later, in the DHCP start, with the cache's path in the error.
-    const { readCachedDhcpConfig } = await import('./dhcp.js');
-    const mac = (await readCachedDhcpConfig(privateDir, t.podIface, true).catch(() => undefined))?.v4?.clientMac;
+    // A missing or broken cache fails later, in the DHCP start, with the cache's path and field in the error.
+    const { readVifCache } = await import('./bridge-dhcp.js');
+    const mac = (await readVifCache(privateDir, t.podIface).catch(() => undefined))?.mac;
     if (mac) out[t.iface] = mac;
   }
   return out;

@@ -1,6 +1,6 @@
 // Names and fixed addresses of the bridge binding, as KubeVirt v1.9 gives them (docs/bridge.md#names).
 import { createHash } from 'node:crypto';
-import { secondaryPodIfaceName } from '@virt-launcher/shared';
+import { bridgedNicName, fakeBridgeIp, secondaryPodIfaceName } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 
 /** The pod network's interface in the pod; secondary (Multus) networks get a hashed name. */
@@ -9,19 +9,18 @@ export const PRIMARY_POD_IFACE = 'eth0';
 export const hashedPodIfaceName = secondaryPodIfaceName;
 
 /** What the pod interface is renamed to once it becomes a bridge port: `eth0-nic`, `<hash11>-nic`. */
-export function bridgedNicNameFor(podIface: string): string {
-  return `${podIface.replace(/^pod/, '')}-nic`;
-}
+export const bridgedNicNameFor = bridgedNicName;
 
 /**
- * The link-local /32 the bridge carries when the guest gets an IPv4 lease: the DHCP server's identity. KubeVirt
- * appends the interface's position in the VMI to "169.254.75.1", so the first NIC's bridge has 169.254.75.10.
+ * The link-local /32 the bridge carries when the guest gets an IPv4 lease: the DHCP server's identity (shared's
+ * fakeBridgeIp, whose range error is the request's mistake here).
  */
 export function fakeBridgeIpFor(interfaceIndex: number): string {
-  if (!Number.isInteger(interfaceIndex) || interfaceIndex < 0 || interfaceIndex > 15) {
-    throw new InvalidRequestError(`interface index ${interfaceIndex} is out of range 0..15`);
+  try {
+    return fakeBridgeIp(interfaceIndex);
+  } catch (err) {
+    throw new InvalidRequestError((err as Error).message);
   }
-  return `169.254.75.1${interfaceIndex}`;
 }
 
 /**
