@@ -23,6 +23,8 @@ export interface LauncherFlags {
   allowEmulation: boolean;
   allowCrossArchEmulation: boolean;
   runAsNonroot: boolean;
+  /** KubeVirt's ImageVolume gate: container disks and the kernel-boot image are kubelet's read-only image volumes,
+   * linked into the container-disk dir before each sync (domain/sync/image-volumes.ts). */
   imageVolume: boolean;
   simulateCrash: boolean;
   keepAfterFailure: boolean;

@@ -19,6 +19,10 @@ export interface LauncherPaths {
   ignitionDir: string;
   diskDataDir: string;
   containerDiskDir: string;
+  /** --image-volume: kubelet's read-only mounts of the containerDisk images, one `disk_<index>` each. */
+  imageVolumeDir: string;
+  /** --image-volume: kubelet's read-only mount of the kernel-boot image. */
+  kernelBootVolumeDir: string;
   hotplugDiskDir: string;
   vmiDisksDir: string;
   /** Hook sidecar sockets, one subdirectory per sidecar (KubeVirt's /var/run/kubevirt-hooks). */
@@ -76,6 +80,9 @@ export function resolvePaths(
     ignitionDir: join(ephemeralDiskDir, 'ignition-data'),
     diskDataDir: join(ephemeralDiskDir, 'disk-data'),
     containerDiskDir: under(flags.containerDiskDir),
+    // Fixed in KubeVirt (pkg/util/util.go VirtImageVolumeDir, VirtKernelBootVolumeDir): no flag moves them.
+    imageVolumeDir: under('/var/run/kubevirt-image-volume'),
+    kernelBootVolumeDir: under('/var/run/kubevirt-kernel-boot'),
     hotplugDiskDir: under(flags.hotplugDiskDir),
     vmiDisksDir: join(privateDir, 'vmi-disks'),
     hooksDir: under('/var/run/kubevirt-hooks'),

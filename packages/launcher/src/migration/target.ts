@@ -15,6 +15,7 @@ import { convertToDomain } from '../domain/sync/convert.js';
 import type { SyncEnv } from '../domain/sync/env.js';
 import { step } from '../domain/sync/env.js';
 import { gatherContext } from '../domain/sync/gather-context.js';
+import { linkImageVolumeFiles } from '../domain/sync/image-volumes.js';
 import { prepareStorage } from '../domain/sync/prepare-storage.js';
 import type { VmiView } from '../vmi.js';
 import { readVmiMigration } from './vmi-migration.js';
@@ -25,6 +26,8 @@ const POLL_MS = 200;
 
 export async function prepareMigrationTarget(env: SyncEnv, vmi: VmiView, request: VMIRequest): Promise<void> {
   const vlog = log.with({ name: vmi.name, namespace: vmi.namespace, uid: vmi.uid, kind: 'VirtualMachineInstance' });
+  // The target pod has image volumes of its own: its links are made before anything reads the disks.
+  if (env.flags.imageVolume) await step('link image volumes', vmi, () => linkImageVolumeFiles(env.paths, vmi));
   const context = await step('gather context', vmi, () => gatherContext(env, vmi, request.options));
   const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
   vlog.info('Executing PreStartHook on VMI pod environment');

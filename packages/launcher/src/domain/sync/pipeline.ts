@@ -8,12 +8,14 @@ import { convertToDomain } from './convert.js';
 import type { SyncEnv } from './env.js';
 import { step } from './env.js';
 import { gatherContext } from './gather-context.js';
+import { linkImageVolumeFiles } from './image-volumes.js';
 import { lookupOrDefine } from './lookup-or-define.js';
 import { startIfDown } from './start.js';
 import { reconcileRunning } from './runtime/reconcile.js';
 
 export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: Set<string>): Promise<VmiView> {
   const vmi = parseVmiRequest(request.vmi?.vmiJson);
+  if (env.flags.imageVolume) await step('link image volumes', vmi, () => linkImageVolumeFiles(env.paths, vmi));
   const context = await step('gather context', vmi, () => gatherContext(env, vmi, request.options));
   const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
   const dom = await step('lookup or define', vmi, () => lookupOrDefine(env, vmi, domainXml));
