@@ -23,7 +23,16 @@ export interface InterfaceView {
   name: string;
   masquerade?: object;
   bridge?: object;
+  sriov?: object;
   macAddress?: string;
+  /** spec.domain.devices.interfaces[].state as sent: checked by interfaceStateProblems, not at parse time. */
+  state?: unknown;
+}
+
+export interface NetworkView {
+  name: string;
+  pod?: object;
+  multus?: { default?: boolean; networkName?: string };
 }
 
 export interface VmiView {
@@ -34,7 +43,7 @@ export interface VmiView {
   annotations: Record<string, string>;
   volumes: VolumeView[];
   interfaces: InterfaceView[];
-  networks: Array<{ name: string; pod?: object; multus?: object }>;
+  networks: NetworkView[];
   startStrategy?: string;
   /** spec.architecture (GOARCH spelling) when set: another than the host's needs cross-architecture emulation. */
   architecture?: string;
@@ -113,7 +122,7 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
     name: checkName(`spec.domain.devices.interfaces[${i}].name`, iface.name, INTERFACE),
   }));
   const networks = arr(spec.networks).map((n, i) => ({
-    ...(n as unknown as VmiView['networks'][number]),
+    ...(n as unknown as NetworkView),
     name: checkName(`spec.networks[${i}].name`, n.name, INTERFACE),
   }));
   const grace = spec.terminationGracePeriodSeconds;
@@ -134,4 +143,44 @@ export function parseVmiRequest(vmiJson: Buffer | undefined): VmiView {
     phase: typeof obj(doc.status).phase === 'string' ? (obj(doc.status).phase as string) : '',
     raw: vmiJson,
   };
+}
+
+/** The interface states KubeVirt's API knows (v1.InterfaceState); empty means the default, up. */
+const INTERFACE_STATES = ['', 'up', 'down', 'absent'];
+
+/** The pod's default network: the pod network, or a Multus network marked default (KubeVirt's LookUpDefaultNetwork). */
+function defaultNetworkName(networks: NetworkView[]): string | undefined {
+  return networks.find((n) => n.pod !== undefined || n.multus?.default === true)?.name;
+}
+
+/**
+ * KubeVirt's admission rules for interface states (pkg/network/admitter/admit.go, validateInterfaceStateValue),
+ * checked again because the launcher acts on them: an unknown value, link states on SR-IOV, and `absent` (unplug)
+ * anywhere but on a bridge-bound secondary NIC. Unplugging the default network's NIC leaves the guest with no pod
+ * network, and only a bridge NIC's tap can be taken away without breaking the binding. Throws one
+ * InvalidRequestError naming every offending field (its `field`: the first one).
+ */
+export function checkInterfaceStates(vmi: Pick<VmiView, 'interfaces' | 'networks'>): void {
+  const problems: Array<{ field: string; text: string }> = [];
+  const defaultNetwork = defaultNetworkName(vmi.networks);
+  vmi.interfaces.forEach((iface, i) => {
+    const field = `spec.domain.devices.interfaces[${i}].state`;
+    const state = iface.state ?? '';
+    const refuse = (why: string) => problems.push({ field, text: `${field}: ${quoted(state)} ${why}` });
+    if (typeof state !== 'string' || !INTERFACE_STATES.includes(state)) {
+      refuse(`is not an interface state of ${quoted(iface.name)} (known: "up", "down", "absent" or empty)`);
+      return;
+    }
+    if (iface.sriov !== undefined && (state === 'up' || state === 'down')) {
+      refuse(`is not supported on the SR-IOV interface ${quoted(iface.name)}`);
+    }
+    if (state !== 'absent') return;
+    if (iface.bridge === undefined)
+      refuse(`is supported only on a bridge-bound interface, not on ${quoted(iface.name)}`);
+    if (iface.name === defaultNetwork) {
+      refuse(`cannot unplug ${quoted(iface.name)}: it is the interface of the pod's default network`);
+    }
+  });
+  if (problems.length === 0) return;
+  throw new InvalidRequestError(problems.map((p) => p.text).join('; '), problems[0]!.field);
 }

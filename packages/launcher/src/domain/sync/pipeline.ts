@@ -1,4 +1,4 @@
-// SyncVMI as a pipeline of named steps: gather context -> convert -> look up or define (with the
+// SyncVMI as a pipeline of named steps: validate -> gather context -> convert -> look up or define (with the
 // preStartHook) -> start. Each step lives in its own file and logs its duration.
 import type { VMIRequest } from '../../gen/kubevirt/cmd/v1/cmd.js';
 import { log } from '../../log.js';
@@ -12,9 +12,11 @@ import { linkImageVolumeFiles } from './image-volumes.js';
 import { lookupOrDefine } from './lookup-or-define.js';
 import { startIfDown } from './start.js';
 import { reconcileRunning } from './runtime/reconcile.js';
+import { validateSyncRequest } from './validate.js';
 
 export async function syncVmi(env: SyncEnv, request: VMIRequest, pausedByUser: Set<string>): Promise<VmiView> {
   const vmi = parseVmiRequest(request.vmi?.vmiJson);
+  validateSyncRequest(vmi, env.flags);
   if (env.flags.imageVolume) await step('link image volumes', vmi, () => linkImageVolumeFiles(env.paths, vmi));
   const context = await step('gather context', vmi, () => gatherContext(env, vmi, request.options));
   const { domainXml } = await step('convert', vmi, () => convertToDomain(vmi, context));
