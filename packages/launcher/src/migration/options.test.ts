@@ -68,6 +68,49 @@ describe('parseMigrationOptions (the handler JSON, Go field names)', () => {
     expect((err as Error).message).toContain(field);
   });
 
+  // Issue 36 item 7: parseable but absurd values used to be accepted and fail (or never end) once migrating. The
+  // bounds: KubeVirt's MigrationOptions types (pkg/virt-handler/cmd-client/client.go: int64 timeouts), libvirt's
+  // QEMU_DOMAIN_MIG_BANDWIDTH_MAX (INT64_MAX bytes/s as MiB/s) and QEMU's downtime-limit and multifd-channels.
+  it.each([
+    [{ Bandwidth: '1000000Ei' }, 'Bandwidth', 'out of range (0 to 8796093022207 MiB/s)'],
+    [{ Bandwidth: '8Ei' }, 'Bandwidth', 'out of range'],
+    [{ ProgressTimeout: 1e300 }, 'ProgressTimeout', 'MigrationOptions.ProgressTimeout: 1e+300 is out of range'],
+    [{ CompletionTimeoutPerGiB: 1e300 }, 'CompletionTimeoutPerGiB', 'is out of range (0 to 9007199254740991 seconds)'],
+    [{ MaxDowntimeMs: 2_000_001 }, 'MaxDowntimeMs', 'is out of range (0 to 2000000 ms'],
+    [
+      { ParallelMigrationThreads: 1e9 },
+      'ParallelMigrationThreads',
+      '1000000000 is out of range (1 to 255 connections)',
+    ],
+  ])('refuses the absurd %j, naming %s and its range', (json, field, message) => {
+    let err: unknown;
+    try {
+      parseMigrationOptions(enc(json));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(MigrationOptionsError);
+    expect((err as MigrationOptionsError).field).toBe(field);
+    expect((err as Error).message).toContain(message);
+  });
+
+  it('accepts the largest values libvirt and QEMU take', () => {
+    const o = parseMigrationOptions(
+      enc({
+        Bandwidth: String(8796093022207 * 1024 * 1024),
+        ProgressTimeout: Number.MAX_SAFE_INTEGER,
+        MaxDowntimeMs: 2_000_000,
+        ParallelMigrationThreads: 255,
+      }),
+    );
+    expect(o).toMatchObject({
+      bandwidthMiB: 8796093022207,
+      progressTimeout: Number.MAX_SAFE_INTEGER,
+      maxDowntimeMs: 2_000_000,
+      parallelMigrationThreads: 255,
+    });
+  });
+
   it('refuses a missing or unreadable options object as KubeVirt does', () => {
     expect(() => parseMigrationOptions(undefined)).toThrow(/not present/);
     expect(() => parseMigrationOptions(Buffer.from('{'))).toThrow(/no valid migration options/);

@@ -36,12 +36,42 @@ export interface MigrationOptions {
 
 type Json = Record<string, unknown>;
 
-function num(o: Json, field: string, min = 0): number {
+/**
+ * The ranges a value must lie in to mean something to libvirt and QEMU, so a request that would fail only once the
+ * migration runs (or never end) is refused at the RPC. KubeVirt's MigrationOptions (pkg/virt-handler/cmd-client/
+ * client.go) types the timeouts int64 and the downtime uint64; a JSON number is exact only up to 2^53 - 1.
+ */
+export const MIGRATION_OPTION_RANGES = {
+  /** Seconds: int64 in KubeVirt, bounded to what a JSON number holds exactly. */
+  timeoutSeconds: { max: Number.MAX_SAFE_INTEGER, unit: 'seconds' },
+  /** QEMU refuses a downtime limit above 2000 s (its downtime-limit parameter). */
+  maxDowntimeMs: { max: 2_000_000, unit: 'ms (QEMU allows at most 2000 s)' },
+  /** libvirt's QEMU driver caps the speed at INT64_MAX bytes/s, whole MiB/s: 2^43 - 1 (QEMU_DOMAIN_MIG_BANDWIDTH_MAX). */
+  bandwidthMiB: { max: 2 ** 43 - 1, unit: 'MiB/s' },
+  /** QEMU's multifd-channels is a uint8 of at least 1. */
+  parallelThreads: { min: 1, max: 255, unit: 'connections' },
+} as const;
+
+interface Range {
+  min?: number;
+  max: number;
+  unit: string;
+}
+
+function num(o: Json, field: string, range: Range): number {
   const v = o[field];
   if (v === undefined || v === null) return 0;
+  const min = range.min ?? 0;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || !Number.isInteger(v)) {
     throw new MigrationOptionsError(
       `MigrationOptions.${field}: ${JSON.stringify(v)} is not a whole number >= ${min}`,
+      field,
+      v,
+    );
+  }
+  if (v > range.max) {
+    throw new MigrationOptionsError(
+      `MigrationOptions.${field}: ${JSON.stringify(v)} is out of range (${min} to ${range.max} ${range.unit})`,
       field,
       v,
     );
@@ -71,7 +101,16 @@ function bandwidthMiB(o: Json): number {
     );
   }
   const mib = 1n << 20n;
-  return Number((toBytes(q) + mib - 1n) / mib);
+  const { max, unit } = MIGRATION_OPTION_RANGES.bandwidthMiB;
+  const wholeMiB = (toBytes(q) + mib - 1n) / mib;
+  if (wholeMiB > BigInt(max)) {
+    throw new MigrationOptionsError(
+      `MigrationOptions.Bandwidth: ${JSON.stringify(v)} is out of range (0 to ${max} ${unit})`,
+      'Bandwidth',
+      v,
+    );
+  }
+  return Number(wholeMiB);
 }
 
 export function parseMigrationOptions(raw: Uint8Array | undefined): MigrationOptions {
@@ -103,15 +142,17 @@ export function parseMigrationOptions(raw: Uint8Array | undefined): MigrationOpt
   }
   return {
     bandwidthMiB: bandwidthMiB(j),
-    progressTimeout: num(j, 'ProgressTimeout'),
-    completionTimeoutPerGiB: num(j, 'CompletionTimeoutPerGiB'),
-    maxDowntimeMs: num(j, 'MaxDowntimeMs'),
+    progressTimeout: num(j, 'ProgressTimeout', MIGRATION_OPTION_RANGES.timeoutSeconds),
+    completionTimeoutPerGiB: num(j, 'CompletionTimeoutPerGiB', MIGRATION_OPTION_RANGES.timeoutSeconds),
+    maxDowntimeMs: num(j, 'MaxDowntimeMs', MIGRATION_OPTION_RANGES.maxDowntimeMs),
     unsafeMigration: bool(j, 'UnsafeMigration'),
     allowAutoConverge: bool(j, 'AllowAutoConverge'),
     allowPostCopy: bool(j, 'AllowPostCopy'),
     allowWorkloadDisruption: bool(j, 'AllowWorkloadDisruption'),
     parallelMigrationThreads:
-      threads === undefined || threads === null ? undefined : num(j, 'ParallelMigrationThreads', 1),
+      threads === undefined || threads === null
+        ? undefined
+        : num(j, 'ParallelMigrationThreads', MIGRATION_OPTION_RANGES.parallelThreads),
     compression: compression === 'zstd' ? 'zstd' : undefined,
     stallDetectorRequested: j.StallDetectorOptions !== undefined && j.StallDetectorOptions !== null,
   };

@@ -79,4 +79,44 @@ describe('MigrationSource', () => {
     await source(metadata).cancel(vmi());
     expect(metadata.get().Migration).toBeUndefined();
   });
+
+  it("refuses a second migration while one runs, keeping the first one's record, outcome and Cancel", async () => {
+    // The first migration's domain lookup waits on a gate, so it is still running when the second request comes.
+    let release: (err: Error) => void = () => undefined;
+    const gate = new Promise<never>((_resolve, reject) => (release = reject));
+    gate.catch(() => undefined);
+    let lookups = 0;
+    const gated = {
+      lookupDomainByName: () => {
+        lookups += 1;
+        return gate;
+      },
+    } as unknown as Connection;
+    const metadata = new MetadataCache();
+    const src = new MigrationSource({
+      conn: () => gated,
+      metadata,
+      shareDir: '/s',
+      sessionMode: false,
+      ephemeralDiskBytes: async () => 0,
+    });
+    const first = vmi({ migrationState: { migrationUid: 'm-1' } });
+    await src.start(first, options);
+    const running = src.running;
+    await expect(src.start(vmi({ migrationState: { migrationUid: 'm-2' } }), options)).rejects.toThrow(
+      /^migration job m-2 refused: migration job m-1 is still running \(started at /,
+    );
+    expect(src.running).toBe(running);
+    expect(metadata.get().Migration).toMatchObject({ UID: 'm-1', Mode: 'PreCopy' });
+    expect(metadata.get().Migration?.EndTimestamp).toBeUndefined();
+    expect(metadata.get().Migration?.Failed).toBeUndefined();
+    // Cancel of the first still reaches its domain (it is not "ignored: vmi is not migrating").
+    const lookupsBefore = lookups;
+    const cancelled = src.cancel(first);
+    release(new Error('no domain here'));
+    await expect(cancelled).rejects.toThrow('no domain here');
+    expect(lookups).toBe(lookupsBefore + 1);
+    await running;
+    expect(metadata.get().Migration).toMatchObject({ UID: 'm-1', Failed: true, FailureReason: 'no domain here' });
+  });
 });

@@ -49,7 +49,11 @@ export class MigrationSource {
     this.env.metadata.update((m) => change((m.Migration ??= {})));
   }
 
-  /** Starts the migration and returns; a second call for the same migration while it runs is a no-op. */
+  /**
+   * Starts the migration and returns; a second call for the same migration while it runs is a no-op, and one for
+   * another migration while one runs is refused: its record would replace the running one's, which would then
+   * end under the newcomer's UID (read as failed) and could no longer be cancelled.
+   */
   async start(vmi: VmiView, options: MigrationOptions): Promise<void> {
     const mv = readVmiMigration(vmi);
     if (!mv.hasMigrationState) throw new MigrationRefusedError('cannot migrate VMI until migrationState is ready');
@@ -58,6 +62,11 @@ export class MigrationSource {
       if (!existing.EndTimestamp) return;
       throw new MigrationRefusedError(
         `migration job ${existing.UID} already executed, finished at ${existing.EndTimestamp}, failed: ${existing.Failed === true}, abortStatus: ${existing.AbortStatus ?? ''}`,
+      );
+    }
+    if (existing?.StartTimestamp && !existing.EndTimestamp) {
+      throw new MigrationRefusedError(
+        `migration job ${mv.migrationUid || '(no UID)'} refused: migration job ${existing.UID ?? ''} is still running (started at ${existing.StartTimestamp})`,
       );
     }
     this.env.metadata.update((m) => {
