@@ -225,7 +225,10 @@ describe('issue 17 converter cases in libvirtd 9.0', () => {
       'devices: {autoattachPodInterface: false, autoattachGraphicsDevice: false, autoattachSerialConsole: false}',
     ]);
     const firmwareLog = join(privateDir, 'QEMUSeaBiosDebugPipe');
-    const xml = domainXml(text, { launcherLogVerbosity: 6, paths: { kubevirtPrivateDir: privateDir } });
+    // This domain is started: it chooses its hypervisor (TCG), so it boots on hosts without /dev/kvm, with a working
+    // one, and with a /dev/kvm whose KVM cannot run a vCPU.
+    const tcg = { hypervisorDeviceAvailable: false, allowEmulation: true };
+    const xml = domainXml(text, { ...tcg, launcherLogVerbosity: 6, paths: { kubevirtPrivateDir: privateDir } });
     expect(domainXml(text, { launcherLogVerbosity: 5, paths: { kubevirtPrivateDir: privateDir } })).not.toContain(
       'firmwarelog',
     );
