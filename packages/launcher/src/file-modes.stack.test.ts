@@ -20,12 +20,13 @@ import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-gues
 const OPEN_ON_PURPOSE: Array<{ path: RegExp; allowed: number; why: string }> = [
   // Made by tools/sandbox/private-root.sh as on any host: sticky, every user's scratch space.
   { path: /^(var\/)?tmp$/, allowed: 0o022, why: 'sticky /tmp and /var/tmp of the private root (1777, as on a host)' },
-  // unix_sock_rw_perms = "0777" (the repo's docs/host.md#libvirt): virt-handler and a non-root QEMU connect to the daemon. The
-  // read-only socket keeps libvirt's default unix_sock_ro_perms (0777): it serves read-only API calls only.
+  // The read-only socket keeps libvirt's default unix_sock_ro_perms (0777): it serves read-only API calls only.
+  // The read-write one is not excused (issue 36 item 8: it was 0777 without auth, so any process of the pod could
+  // drive the daemon as root); the test below checks its exact mode and owner.
   {
-    path: /^run\/libvirt\/(libvirt|virtqemud)-sock(-ro)?$/,
+    path: /^run\/libvirt\/(libvirt|virtqemud)-sock-ro$/,
     allowed: 0o022,
-    why: 'libvirt daemon sockets, 0777 by design',
+    why: 'libvirt read-only daemon socket, 0777 by design',
   },
   // libvirt starts QEMU with its own fixed umask 002 whatever the daemon's is, so QEMU's sockets are
   // group-writable (group: the pod's qemu/root group); never world-writable.
@@ -111,6 +112,18 @@ describe('file modes of a running pod', () => {
     // The daemons' own files exist by now (the launcher connected to libvirtd before it was ready).
     expect(existsSync(join(root, 'etc/libvirt/qemu.conf'))).toBe(true);
     expect(await walk(root)).toEqual([]);
+    // The published read-write socket (renamed from libvirt-sock: same inode, so the mode libvirtd gave it) is the
+    // daemon's user's only, and the launcher, running as that user, still drives the daemon through it.
+    const socket = await lstat(join(root, 'run/libvirt/virtqemud-sock'));
+    expect({ socket: socket.isSocket(), uid: socket.uid, mode: (socket.mode & 0o777).toString(8) }).toEqual({
+      socket: true,
+      uid: process.getuid?.(),
+      mode: '700',
+    });
+    const client = await connectLauncher(launcher!.readySocket);
+    const domain = await client.call('getDomain', {}, 20_000);
+    client.close();
+    expect(domain.response).toEqual({ success: true, message: '' });
   }, 120_000);
 
   it.runIf(haveDemoGuest)(

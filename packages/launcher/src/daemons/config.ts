@@ -1,5 +1,6 @@
 // The libvirt daemon configuration the launcher writes before starting them (docs/behaviour.md#daemon-configuration,
-// the repo's docs/host.md#libvirt): sockets under the run root, no auth on the Unix socket (the pod is the boundary), QEMU as
+// the repo's docs/host.md#libvirt): sockets under the run root, no auth on the Unix socket, so its mode is the
+// only guard: the read-write socket is the daemon's user's alone (0700: the pod's user, root in a root pod), QEMU as
 // root without a security driver, cgroups or namespaces (the pod provides those). A non-root pod (session mode,
 // paths.xdg set) writes the same files under its own writable directories and names no user or group: QEMU runs
 // as the daemon's user, which is the pod's.
@@ -11,6 +12,8 @@ import { tightenUmask } from '../main/umask.js';
 /** Config files are read by the daemons only: nobody but their owner may change them. */
 const CONFIG_MODE = 0o644;
 const CONFIG_DIR_MODE = 0o755;
+/** The read-write daemon socket: its owner (the user the daemon runs as) only. */
+export const DAEMON_SOCKET_MODE = 0o700;
 
 export interface DaemonConfigFiles {
   daemonConf: string;
@@ -21,7 +24,12 @@ export interface DaemonConfigFiles {
 export function daemonConfText(paths: LauncherPaths, logFilters: string): string {
   const lines = [
     `unix_sock_dir = "${paths.libvirtRunDir}"`,
-    'unix_sock_rw_perms = "0777"',
+    // Whoever may connect to it runs any domain operation as the daemon's user. Its clients are the launcher (the
+    // daemon's own user) and virt-handler's migration proxy (root); QEMU never dials it. KubeVirt's image sets
+    // neither auth nor mode (cmd/virt-launcher/virtqemud.conf): libvirt then gives a root daemon polkit auth, which
+    // lets only root in, and a session daemon no auth with 0700; 0700 keeps that set of clients without polkit.
+    // The mode is the inode's: it holds when the socket is renamed to virtqemud-sock (socket-names.ts).
+    `unix_sock_rw_perms = "${DAEMON_SOCKET_MODE.toString(8).padStart(4, '0')}"`,
     'auth_unix_rw = "none"',
     'auth_unix_ro = "none"',
     'listen_tcp = 0',
