@@ -184,6 +184,42 @@ describe.skipIf(!haveDemoGuest)('launcher robustness against a real libvirtd (TC
     await notify?.waitFor((e) => e.domain.ObjectMeta.deletionTimestamp !== undefined, 5000);
   }, 180_000);
 
+  // Issue 36 items 4 and 6: the launcher is the last check before libvirt. A VMI that is not the pod's, and the
+  // pod's own with its pod-network NIC marked absent (KubeVirt's admission refuses it: pkg/network/admitter/admit.go),
+  // are answered success:false naming the field; nothing is defined, no QEMU runs, and the launcher keeps serving.
+  it('a Sync for another VMI, or unplugging the pod network NIC, is refused: nothing defined, no QEMU', async () => {
+    await freshRoot();
+    const { l, ns, pid } = await start('u-own');
+    await l.waitForLog('Marked as ready', 90_000);
+    const client = await connectLauncher(l.readySocket);
+    const foreign = await client.call(
+      'syncVirtualMachine',
+      request(demoGuestVmi('u-other', { name: 'other' })),
+      60_000,
+    );
+    expect(foreign).toEqual({
+      success: false,
+      message:
+        'VMI default/other is not this pod\'s: metadata.name "other" is not --name "guest", metadata.uid "u-other" ' +
+        'is not --uid "u-own"; nothing was defined or started',
+    });
+    const unplugged = demoGuestVmi('u-own', {
+      interfaces: [{ name: 'default', masquerade: {}, state: 'absent' }],
+      networks: [{ name: 'default', pod: {} }],
+    });
+    const absent = await client.call('syncVirtualMachine', request(unplugged), 60_000);
+    expect(absent.success).toBe(false);
+    expect(absent.message).toContain('spec.domain.devices.interfaces[0].state: "absent" cannot unplug "default"');
+    expect((await client.call('getDomain', {}, 20_000)).domain).toBe('');
+    // libvirtd's capability probes (QEMU with machine "none") may run meanwhile: only a guest's QEMU counts.
+    const guests = (await processesIn(ns)).filter((p) => p.comm.startsWith('qemu-system') && !isProbeArgv(p.argv));
+    expect(guests).toEqual([]);
+    expect(await client.call('ping', {}, 10_000)).toEqual({ success: true, message: '' });
+    client.close();
+    process.kill(pid, 'SIGTERM');
+    expect(await exitOf(l)).toBe(0);
+  }, 180_000);
+
   it('a second launcher on the same run root refuses at once and leaves the first one working', async () => {
     await freshRoot();
     const first = await start('u-first');
