@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 const masquerade = () =>
-  execa(process.execPath, [cli, 'masquerade', '--netns', t.pod, '--pod-iface', 'eth0', '--resolv-conf', t.resolvConf], {
+  execa(process.execPath, [cli, 'masquerade', '--netns', t.pod, '--pod-iface', 'eth0'], {
     reject: false,
   });
 

@@ -36,7 +36,7 @@ afterAll(async () => {
 
 describe('discoverPodInterface in a namespace', () => {
   it('returns the link, its global addresses and its main-table routes of both families', async () => {
-    const pod = await discoverPodInterface(ns, 'eth0', { resolvConfPath: '/dev/null', hostname: 'h' });
+    const pod = await discoverPodInterface(ns, 'eth0');
     const mac = JSON.parse(await sh('ip', '-n', ns, '-j', 'link', 'show', 'dev', 'eth0')) as Array<{
       address: string;
       ifindex: number;
@@ -54,11 +54,7 @@ describe('discoverPodInterface in a namespace', () => {
   });
 
   it('a missing link is InterfaceNotFoundError; a name ip -batch cannot carry is refused before any command', async () => {
-    await expect(discoverPodInterface(ns, 'eth7', { resolvConfPath: '/dev/null' })).rejects.toBeInstanceOf(
-      InterfaceNotFoundError,
-    );
-    await expect(discoverPodInterface(ns, 'eth0#x', { resolvConfPath: '/dev/null' })).rejects.toBeInstanceOf(
-      InvalidRequestError,
-    );
+    await expect(discoverPodInterface(ns, 'eth7')).rejects.toBeInstanceOf(InterfaceNotFoundError);
+    await expect(discoverPodInterface(ns, 'eth0#x')).rejects.toBeInstanceOf(InvalidRequestError);
   });
 });

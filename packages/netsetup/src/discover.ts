@@ -1,41 +1,18 @@
-// discoverPodInterface: the facts of a pod link read from inside its namespace (ip -j addr / route) plus
-// the pod's resolv.conf and hostname.
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { hostname as osHostname } from 'node:os';
-import { CommandError, InterfaceNotFoundError, ResolvConfError } from './errors.js';
+// discoverPodInterface: the facts of a pod link read from inside its namespace (ip -j addr / route): what
+// KubeVirt's phase 1 reads of the pod interface (pkg/network/setup/netpod discover.go). The pod's resolv.conf
+// and hostname are phase 2's (the launcher's), so they are not read here.
+import { CommandError, InterfaceNotFoundError } from './errors.js';
 import { checkNetns, ipJsonBatch } from './exec.js';
 import { checkIfname } from './names.js';
 import { isGlobalUnicast } from '@virt-launcher/shared';
 import type { IpLink } from './links.js';
 import type { PodInterfaceFacts, PodRoute } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
-export interface DiscoverOptions {
-  /** Default: /etc/netns/NETNS/resolv.conf (what `ip netns exec` shows the pod) if present, else /etc/resolv.conf. */
-  resolvConfPath?: string;
-  /** Default: this host's name (a network namespace has none of its own). */
-  hostname?: string;
-}
-
 interface IpRoute {
   dst: string;
   gateway?: string;
   /** Absent for the main table. */
   table?: string;
-}
-
-function resolvConfPathFor(netns: string, given: string | undefined): string {
-  if (given) return given;
-  const perNetns = `/etc/netns/${netns}/resolv.conf`;
-  return existsSync(perNetns) ? perNetns : '/etc/resolv.conf';
-}
-
-async function readResolvConf(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    throw new ResolvConfError(path, err instanceof Error ? err.message : String(err));
-  }
 }
 
 interface LinkAndRoutes {
@@ -61,22 +38,10 @@ async function readLinkAndRoutes(netns: string, name: string): Promise<LinkAndRo
   throw new InterfaceNotFoundError(netns, name);
 }
 
-export async function discoverPodInterface(
-  netns: string,
-  name: string,
-  options: DiscoverOptions = {},
-): Promise<PodInterfaceFacts> {
+export async function discoverPodInterface(netns: string, name: string): Promise<PodInterfaceFacts> {
   checkNetns(netns);
   checkIfname(name, 'pod interface');
-  // Both reads at once; a missing link is reported as such before any other failure.
-  const [linkAndRoutes, resolvConf] = await Promise.allSettled([
-    readLinkAndRoutes(netns, name),
-    readResolvConf(resolvConfPathFor(netns, options.resolvConfPath)),
-  ]).then(([l, r]) => {
-    if (l.status === 'rejected') throw l.reason;
-    if (r.status === 'rejected') throw r.reason;
-    return [l.value, r.value] as const;
-  });
+  const linkAndRoutes = await readLinkAndRoutes(netns, name);
   const { link } = linkAndRoutes;
   const addrs = (family: string) =>
     (link.addr_info ?? [])
@@ -93,7 +58,5 @@ export async function discoverPodInterface(
     ipv4Addresses: addrs('inet'),
     ipv6Addresses: addrs('inet6'),
     routes,
-    resolvConf,
-    hostname: options.hostname ?? osHostname(),
   };
 }

@@ -48,7 +48,7 @@ beforeAll(async () => {
   await sh('ip', '-n', ns, 'link', 'add', 'eth0', 'type', 'veth', 'peer', 'name', 'other');
   await sh('ip', '-n', ns, 'addr', 'add', '10.213.1.2/24', 'dev', 'eth0');
   await sh('ip', '-n', ns, 'link', 'set', 'eth0', 'up');
-  const pod = await discoverPodInterface(ns, 'eth0', { resolvConfPath: '/dev/null', hostname: 'h' });
+  const pod = await discoverPodInterface(ns, 'eth0');
   plan = planMasquerade(MasqueradeRequest.fromPartial({ pod }));
 });
 
@@ -120,7 +120,7 @@ describe('rollback', () => {
     await applyPlan(plan, ns);
     try {
       const rulesetBefore = await nftListing();
-      const pod = await discoverPodInterface(ns, 'eth0', { resolvConfPath: '/dev/null' });
+      const pod = await discoverPodInterface(ns, 'eth0');
       const other = planMasquerade(
         MasqueradeRequest.fromPartial({ pod, ports: [{ protocol: 'udp', port: 53, portEnd: 0 }] }),
       );

@@ -26,15 +26,6 @@ export class InterfaceNotFoundError extends BadInputError {
   }
 }
 
-export class ResolvConfError extends BadInputError {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`cannot read resolv.conf "${path}": ${reason}`);
-  }
-}
-
 export class InvalidPortError extends BadInputError {
   constructor(
     readonly spec: string,

@@ -7,7 +7,6 @@ export type { ApplyReport } from './apply.js';
 export { teardown } from './teardown.js';
 export type { TeardownReport } from './teardown.js';
 export { discoverPodInterface } from './discover.js';
-export type { DiscoverOptions } from './discover.js';
 export { parsePort, parsePorts } from './ports.js';
 export { bridgeNameFor, tapNameFor, BRIDGE_MAC, NFT_TABLE } from './names.js';
 export {
@@ -16,7 +15,6 @@ export {
   NamespaceNotFoundError,
   InterfaceNotFoundError,
   InvalidPortError,
-  ResolvConfError,
   InvalidCidrError,
   InvalidRequestError,
   TableConflictError,

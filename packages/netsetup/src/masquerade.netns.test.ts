@@ -27,7 +27,7 @@ const podRuleset = async () =>
 const sysctl = (key: string) => sh('ip', 'netns', 'exec', t.pod, 'sysctl', '-n', key);
 
 async function planFor(ports: string): Promise<MasqueradePlan> {
-  const pod = await discoverPodInterface(t.pod, 'eth0', { resolvConfPath: t.resolvConf, hostname: 'vmi-test' });
+  const pod = await discoverPodInterface(t.pod, 'eth0');
   return planMasquerade(
     MasqueradeRequest.fromPartial({ pod, ports: parsePorts(ports), ipv6: true, tapUid: 107, tapGid: 107, queues: 2 }),
   );
@@ -59,7 +59,7 @@ const applied = () =>
 
 describe('masquerade in a pod namespace', () => {
   it('discovers the pod interface facts', async () => {
-    const pod = await discoverPodInterface(t.pod, 'eth0', { resolvConfPath: t.resolvConf });
+    const pod = await discoverPodInterface(t.pod, 'eth0');
     expect(pod.mtu).toBe(1400);
     expect(pod.ipv4Addresses).toEqual([{ address: POD_IP, prefixLength: 24 }]);
     expect(pod.ipv6Addresses).toEqual([{ address: POD_IP6, prefixLength: 64 }]);

@@ -16,9 +16,6 @@ const pod: PodInterfaceFacts = {
     { address: 'fe80::1', prefixLength: 64 },
   ],
   routes: [{ destination: 'default', gateway: '10.244.1.1' }],
-  resolvConf:
-    'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
-  hostname: 'vmi-fedora',
 };
 
 function request(overrides: Partial<MasqueradeRequest> = {}): MasqueradeRequest {

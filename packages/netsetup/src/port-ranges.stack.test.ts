@@ -49,7 +49,7 @@ afterAll(async () => {
 let applying: Promise<unknown> | undefined;
 const applied = () =>
   (applying ??= (async () => {
-    const pod = await discoverPodInterface(t.pod, 'eth0', { resolvConfPath: t.resolvConf, hostname: 'vmi-test' });
+    const pod = await discoverPodInterface(t.pod, 'eth0');
     const request = masqueradeRequestFor(vmi, 'default', pod, { tapUid: 107, tapGid: 107, legacyMigrationPorts: true });
     const plan = planMasquerade(request);
     await applyPlan(plan, t.pod);

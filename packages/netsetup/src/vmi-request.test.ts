@@ -12,8 +12,6 @@ const dualStack: PodInterfaceFacts = {
   ipv4Addresses: [{ address: '10.244.1.7', prefixLength: 24 }],
   ipv6Addresses: [{ address: 'fd00:10:244::7', prefixLength: 64 }],
   routes: [],
-  resolvConf: 'search ns.svc.cluster.local\nnameserver 10.96.0.10\nnameserver fd00:10:96::a\n',
-  hostname: 'vm',
 };
 const v4Only: PodInterfaceFacts = { ...dualStack, ipv6Addresses: [{ address: 'fe80::1', prefixLength: 64 }] };
 

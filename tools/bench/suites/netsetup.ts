@@ -23,8 +23,6 @@ const REPS = Number(process.env.BENCH_REPS ?? 7);
 const CLI = fileURLToPath(new URL('../../../packages/netsetup/bin/virt-netsetup.js', import.meta.url));
 const id = randomBytes(3).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'vlt-netsetup-bench-'));
-const resolvConf = join(dir, 'resolv.conf');
-writeFileSync(resolvConf, 'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\n');
 const log = (msg: string): void => void process.stderr.write(`[netsetup bench] ${msg}\n`);
 const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 
@@ -100,7 +98,7 @@ function peerScript(plan: MasqueradePlan): string {
 
 async function ours(ns: string): Promise<number> {
   const start = process.hrtime.bigint();
-  const pod = await discoverPodInterface(ns, 'eth0', { resolvConfPath: resolvConf, hostname: 'bench' });
+  const pod = await discoverPodInterface(ns, 'eth0');
   const plan = planMasquerade(
     MasqueradeRequest.fromPartial({ pod, ports: parsePorts('tcp:80'), tapUid: 107, tapGid: 107 }),
   );
@@ -123,7 +121,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 async function main(): Promise<void> {
   const probe = freshPod();
-  const pod = await discoverPodInterface(probe, 'eth0', { resolvConfPath: resolvConf, hostname: 'bench' });
+  const pod = await discoverPodInterface(probe, 'eth0');
   const plan = planMasquerade(
     MasqueradeRequest.fromPartial({ pod, ports: parsePorts('tcp:80'), tapUid: 107, tapGid: 107 }),
   );
@@ -152,8 +150,6 @@ async function main(): Promise<void> {
                   'eth0',
                   '--ports',
                   'tcp:80',
-                  '--resolv-conf',
-                  resolvConf,
                 ]);
         const rules = ruleCount(ns);
         if (expectedRules < 0) expectedRules = rules;

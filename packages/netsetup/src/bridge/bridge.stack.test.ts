@@ -38,7 +38,7 @@ async function snapshot(): Promise<string> {
 }
 
 async function plan() {
-  const facts = await discoverPodInterface(POD, 'eth0', { resolvConfPath: '/dev/null', hostname: 'vm' });
+  const facts = await discoverPodInterface(POD, 'eth0');
   return planBridge(bridgeRequestFor(vmi, 'default', facts, { tapUid: 0, tapGid: 0 }));
 }
 

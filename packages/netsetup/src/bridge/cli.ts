@@ -13,13 +13,13 @@ import type { BridgeBindingPlan } from './types.js';
 import { bridgeRequestFor, type BridgeVmiLike } from './vmi-request.js';
 
 export const BRIDGE_USAGE = `  virt-netsetup bridge --netns NAME --vmi FILE --iface NAME [--pod-iface NAME] [--dhcp-cache DIR]
-                [--tap-uid 107] [--tap-gid 107] [--queues N] [--resolv-conf PATH] [--hostname NAME]
+                [--tap-uid 107] [--tap-gid 107] [--queues N]
                 [--dry-run] [--output json|text]
       Bridge binding of the VMI interface --iface: its pod interface (eth0 for the pod network, pod<hash> for
       a Multus one; --pod-iface overrides) becomes a port of k6t-<name> without its addresses, the tap joins
       the bridge, and DIR/vif-cache-<pod iface>.json gets what KubeVirt's virt-handler caches there for the
       launcher (the pod's IPv4 address, the guest's MAC, gateway and routes; only IPAMDisabled when the
-      interface had no IPv4 address). --resolv-conf and --hostname only direct the discovery.
+      interface had no IPv4 address).
   virt-netsetup bridge --teardown --netns NAME --pod-iface NAME [--output json|text]`;
 
 class BridgeUsageError extends BadInputError {
@@ -46,8 +46,6 @@ function parse(argv: string[]) {
         'tap-uid': { type: 'string' },
         'tap-gid': { type: 'string' },
         queues: { type: 'string' },
-        'resolv-conf': { type: 'string' },
-        hostname: { type: 'string' },
         teardown: { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         output: { type: 'string' },
@@ -131,10 +129,7 @@ export async function bridgeCommand(argv: string[]): Promise<void> {
     process.stdout.write(output === 'json' ? `${JSON.stringify({ applied: noop })}\n` : 'applied: already in place\n');
     return;
   }
-  const facts = await discoverPodInterface(v.netns, podIface, {
-    resolvConfPath: v['resolv-conf'],
-    hostname: v.hostname,
-  });
+  const facts = await discoverPodInterface(v.netns, podIface);
   const plan = planBridge(
     bridgeRequestFor(vmi, v.iface, facts, {
       tapUid: uint('tap-uid', v['tap-uid'], 107),

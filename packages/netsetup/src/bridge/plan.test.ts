@@ -21,8 +21,6 @@ const pod = (over: Partial<PodInterfaceFacts> = {}): PodInterfaceFacts => ({
     { destination: '10.244.7.0/24', gateway: '' },
     { destination: '10.99.0.0/16', gateway: '10.244.7.254' },
   ],
-  resolvConf: 'search ns1.svc.cluster.local svc.cluster.local\nnameserver 10.96.0.10\n',
-  hostname: 'vm1',
   ...over,
 });
 

@@ -2,7 +2,7 @@
 // namespace standing in for QEMU, attached to the pod's bridge by a veth (its pod end is enslaved in place of
 // the tap). Every name starts with vlt-netsetup-; `destroy` removes the three namespaces and all in them.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +13,6 @@ export const NODE_IP = '10.213.0.1';
 export const POD_IP = '10.213.0.2';
 export const NODE_IP6 = 'fd00:213::1';
 export const POD_IP6 = 'fd00:213::2';
-export const RESOLV_CONF =
-  'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\nnameserver fd00:10:96::a\noptions ndots:5\n';
 
 const SERVER = fileURLToPath(new URL('./peer-server.mjs', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./peer-client.mjs', import.meta.url));
@@ -29,11 +27,9 @@ export class Topology {
   readonly node = `vlt-netsetup-${this.id}-node`;
   readonly guest = `vlt-netsetup-${this.id}-guest`;
   readonly dir = mkdtempSync(join(tmpdir(), 'vlt-netsetup-'));
-  readonly resolvConf = join(this.dir, 'resolv.conf');
   private servers: ResultPromise[] = [];
 
   async create(): Promise<void> {
-    writeFileSync(this.resolvConf, RESOLV_CONF);
     for (const ns of [this.pod, this.node, this.guest]) {
       await sh('ip', 'netns', 'add', ns);
       // No duplicate address detection anywhere: link-local addresses would otherwise change from "tentative"

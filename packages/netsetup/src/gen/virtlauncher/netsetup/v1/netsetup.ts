@@ -41,9 +41,6 @@ export interface PodInterfaceFacts {
   ipv4Addresses: InterfaceAddress[];
   ipv6Addresses: InterfaceAddress[];
   routes: PodRoute[];
-  /** Full text of the pod's /etc/resolv.conf. */
-  resolvConf: string;
-  hostname: string;
 }
 
 export interface PortSpec {
@@ -312,17 +309,7 @@ export const PodRoute: MessageFns<PodRoute> = {
 };
 
 function createBasePodInterfaceFacts(): PodInterfaceFacts {
-  return {
-    name: "",
-    mac: "",
-    mtu: 0,
-    ifindex: 0,
-    ipv4Addresses: [],
-    ipv6Addresses: [],
-    routes: [],
-    resolvConf: "",
-    hostname: "",
-  };
+  return { name: "", mac: "", mtu: 0, ifindex: 0, ipv4Addresses: [], ipv6Addresses: [], routes: [] };
 }
 
 export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
@@ -347,12 +334,6 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     }
     for (const v of message.routes) {
       PodRoute.encode(v!, writer.uint32(58).fork()).join();
-    }
-    if (message.resolvConf !== "") {
-      writer.uint32(66).string(message.resolvConf);
-    }
-    if (message.hostname !== "") {
-      writer.uint32(74).string(message.hostname);
     }
     return writer;
   },
@@ -426,22 +407,6 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
             message.routes.push(PodRoute.decode(reader, reader.uint32()));
             continue;
           }
-          case 8: {
-            if (tag !== 66) {
-              break;
-            }
-
-            message.resolvConf = reader.string();
-            continue;
-          }
-          case 9: {
-            if (tag !== 74) {
-              break;
-            }
-
-            message.hostname = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -471,12 +436,6 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
         ? object.ipv6_addresses.map((e: any) => InterfaceAddress.fromJSON(e))
         : [],
       routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => PodRoute.fromJSON(e)) : [],
-      resolvConf: isSet(object.resolvConf)
-        ? globalThis.String(object.resolvConf)
-        : isSet(object.resolv_conf)
-        ? globalThis.String(object.resolv_conf)
-        : "",
-      hostname: isSet(object.hostname) ? globalThis.String(object.hostname) : "",
     };
   },
 
@@ -503,12 +462,6 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     if (message.routes?.length) {
       obj.routes = message.routes.map((e) => PodRoute.toJSON(e));
     }
-    if (message.resolvConf !== "") {
-      obj.resolvConf = message.resolvConf;
-    }
-    if (message.hostname !== "") {
-      obj.hostname = message.hostname;
-    }
     return obj;
   },
 
@@ -524,8 +477,6 @@ export const PodInterfaceFacts: MessageFns<PodInterfaceFacts> = {
     message.ipv4Addresses = object.ipv4Addresses?.map((e) => InterfaceAddress.fromPartial(e)) || [];
     message.ipv6Addresses = object.ipv6Addresses?.map((e) => InterfaceAddress.fromPartial(e)) || [];
     message.routes = object.routes?.map((e) => PodRoute.fromPartial(e)) || [];
-    message.resolvConf = object.resolvConf ?? "";
-    message.hostname = object.hostname ?? "";
     return message;
   },
 };
