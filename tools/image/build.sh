@@ -104,7 +104,12 @@ shim() { # shim NAME ENTRY-UNDER-node_modules
   printf '#!/bin/sh\nexec /usr/bin/node /opt/virt-launcher/node_modules/%s "$@"\n' "$2" >"$ctx/bin/$1"
   chmod 755 "$ctx/bin/$1"
 }
-for bin in virt-launcher:launcher vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
+# The launcher keeps argv[0] /usr/bin/virt-launcher (bash's exec -a), so `ps` in the pod names it as KubeVirt's does,
+# not node; its package's bin entry names the process (comm) virt-launcher too.
+printf '#!/bin/bash\nexec -a "$0" /usr/bin/node /opt/virt-launcher/node_modules/%s "$@"\n' \
+  @virt-launcher/launcher/bin/virt-launcher.js >"$ctx/bin/virt-launcher"
+chmod 755 "$ctx/bin/virt-launcher"
+for bin in vmi-to-domain:converter virt-ephemeral-disk:ephemeral-disk virt-dhcp:dhcp; do
   shim "${bin%%:*}" "@virt-launcher/${bin#*:}/dist/cli.js"
 done
 for bin in virt-tail virt-probe virt-freezer; do

@@ -1,5 +1,5 @@
-// Starts the libvirt daemons a pod needs: virtqemud where it exists, else the monolithic libvirtd (Debian 12
-// ships only that), plus virtlogd; both under supervision. Returns the URI of the daemon's socket, which is
+// Starts the libvirt daemons a pod needs: virtqemud where it exists, else the monolithic libvirtd (no Debian
+// release ships virtqemud) run with argv[0] `virtqemud`, plus virtlogd; both under supervision. Returns the URI of the daemon's socket, which is
 // virtqemud's `virtqemud-sock` either way (socket-names.ts). For a non-root pod (paths.xdg) both run as the
 // launcher's own user in session mode, with the XDG directories that put every file libvirt writes under the
 // pod's private directories, and the URI says /session.
@@ -104,6 +104,9 @@ export async function startLibvirtDaemons(paths: LauncherPaths, logFilters: stri
         log.warning('publishing the libvirt daemon sockets failed', { reason: String(err) }),
       ),
     env: { ...env, ...drivers?.env },
+    // KubeVirt's pod runs virtqemud, and its e2e check (tests/vmi_configuration_test.go) finds the daemon by the
+    // basename of the first word `ps` shows: libvirtd standing in for it runs under that name.
+    argv0: 'virtqemud',
   });
   daemon.start();
   if (drivers) log.info(drivers.note);

@@ -16,6 +16,11 @@ export interface DaemonHooks {
   afterSpawn?: (running: () => boolean) => unknown;
   /** Variables added to the launcher's environment for the daemon (session mode's XDG directories). */
   env?: Record<string, string>;
+  /**
+   * The daemon's argv[0] when it is not the binary's path: what `ps` shows as its command (libvirtd runs under
+   * the name virtqemud, as KubeVirt's pod shows it).
+   */
+  argv0?: string;
 }
 
 export class SupervisedDaemon {
@@ -28,6 +33,7 @@ export class SupervisedDaemon {
   private readonly afterExit: () => Promise<unknown>;
   private readonly afterSpawn: (running: () => boolean) => unknown;
   private readonly env: Record<string, string>;
+  private readonly argv0: string | undefined;
 
   constructor(
     readonly name: string,
@@ -38,6 +44,7 @@ export class SupervisedDaemon {
     this.afterExit = hooks.afterExit ?? (async () => undefined);
     this.afterSpawn = hooks.afterSpawn ?? (() => undefined);
     this.env = hooks.env ?? {};
+    this.argv0 = hooks.argv0;
   }
 
   get pid(): number | undefined {
@@ -57,6 +64,7 @@ export class SupervisedDaemon {
     const child = spawn(this.binary, this.args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...this.env },
+      ...(this.argv0 ? { argv0: this.argv0 } : {}),
     });
     this.child = child;
     let exited = false;
