@@ -14,7 +14,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseVmi, type VirtualMachineInstance } from '@virt-launcher/converter';
-import { buildDemoGuest, demoArgs, leftovers, nothingLeft, repo, runRootOf, snapshot, startPod } from './e2e-kit.js';
+import {
+  buildDemoGuest,
+  demoArgs,
+  interruptLikeTerminal,
+  leftovers,
+  nothingLeft,
+  repo,
+  runRootOf,
+  snapshot,
+  startPod,
+} from './e2e-kit.js';
+import { NO_IPAM_ANNOTATION } from './pod-networks.js';
 
 let work = '';
 beforeAll(async () => {
@@ -38,12 +49,21 @@ const addKernelArgs = (vmi: VirtualMachineInstance, args: string) => {
   kb.kernelArgs = `${kb.kernelArgs ?? ''} ${args}`.trim();
 };
 
-/** Runs the VMI until the guest's lease, then shuts the pod down as kubelet and virt-handler do. */
-async function runToSucceeded(file: string, extra: string[] = []): Promise<string> {
+/**
+ * Runs the VMI until the guest's lease (and, when given, until the output also shows `alsoWaitFor`: then the pod
+ * is stopped with Ctrl-C instead of --until-lease), then shuts the pod down as kubelet and virt-handler do.
+ */
+async function runToSucceeded(file: string, extra: string[] = [], alsoWaitFor: RegExp[] = []): Promise<string> {
   const before = snapshot();
-  const args = demoArgs(['--hypervisor', 'emulation', '--until-lease', '--timeout', '240', ...extra]);
+  const untilLease = alsoWaitFor.length === 0 ? ['--until-lease'] : [];
+  const args = demoArgs(['--hypervisor', 'emulation', ...untilLease, '--timeout', '240', ...extra]);
   args[2] = file;
   const pod = startPod(args);
+  if (alsoWaitFor.length > 0) {
+    for (const pattern of alsoWaitFor) await pod.waitFor(pattern);
+    await pod.waitFor(/the guest is running: Ctrl-C shuts the pod down/);
+    interruptLikeTerminal(pod);
+  }
   const status = await pod.exited;
   const out = pod.output();
   expect(status, out).toBe(0);
@@ -97,5 +117,37 @@ describe('a stock virt-handler drives the launcher (masquerade)', () => {
     expect(out).toMatch(/node received "hello-from-guest-v6" from 2001:db8:10::a /);
     expect(out).toMatch(/node → pod:80 reached the guest's web server/);
     expect(out).toMatch(/node → \[2001:db8:10::a\]:80 reached the guest's web server/);
+  }, 400_000);
+});
+
+describe('a stock virt-handler drives the launcher (bridge)', () => {
+  it("pod network: the guest holds the pod's own address and MAC, leased from virt-handler's vif-cache", async () => {
+    const file = await vmiFile('conf-bridge', (vmi) => {
+      // KubeVirt's admission allows port forwarding only with masquerade: a bridge NIC names no ports.
+      vmi.spec!.domain!.devices!.interfaces = [{ name: 'default', bridge: {} }];
+    });
+    const out = await runToSucceeded(file);
+    expect(out).toMatch(/default: eth0-nic \+ tap0 on k6t-eth0, guest 192\.0\.2\.10\/24 \(\S+\) by DHCP/);
+    expect(out).toMatch(/guest lease: ip=192\.0\.2\.10 router=192\.0\.2\.1 dns=192\.0\.2\.1 mtu=1450 /);
+    expect(out).toMatch(/node received "hello-from-guest" from 192\.0\.2\.10 /);
+    expect(out).toMatch(/node → pod:80 reached the guest's web server: "hello from demo"/);
+  }, 400_000);
+
+  it('Multus networks: a lease on the one with IPAM, only a link on the one without', async () => {
+    const file = await vmiFile('conf-multus', (vmi) => {
+      vmi.metadata.annotations = { ...vmi.metadata.annotations, [NO_IPAM_ANNOTATION]: 'green' };
+      vmi.spec!.domain!.devices!.interfaces!.push({ name: 'blue', bridge: {} }, { name: 'green', bridge: {} });
+      vmi.spec!.networks!.push(
+        { name: 'blue', multus: { networkName: 'blue-net' } },
+        { name: 'green', multus: { networkName: 'green-net' } },
+      );
+    });
+    // The guest's DHCP client gives up on the NIC without a server only after its tries: wait for that line.
+    const out = await runToSucceeded(file, ['--console'], [/VLT-GUEST: nolease eth2/]);
+    expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 /);
+    expect(out).toMatch(/blue: \S+-nic \+ \S+ on k6t-\S+, guest 198\.18\.1\.10\/24 \(\S+\) by DHCP/);
+    expect(out).toMatch(/green: \S+-nic \+ \S+ on k6t-\S+, no IPAM: link only/);
+    expect(out).toMatch(/VLT-GUEST: lease eth1 198\.18\.1\.10\/24/);
+    expect(out).toMatch(/VLT-GUEST: nolease eth2/);
   }, 400_000);
 });
