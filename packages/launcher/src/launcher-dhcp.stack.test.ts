@@ -6,9 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
 import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
@@ -111,6 +113,78 @@ describe.skipIf(!haveDemoGuest)('virt-launcher DHCP for a masquerade NIC', () =>
     expect(console).toMatch(/VLT-GUEST: lease ip=10\.0\.2\.2 router=10\.0\.2\.1 dns=192\.0\.2\.53 mtu=1400/);
     expect((await readdir(join(root, 'run/kubevirt-private'))).filter((f) => f.startsWith('vif-cache'))).toEqual([]);
     expect((await stat(join(root, 'run/kubevirt-private/dhcp_started-eth0'))).isFile()).toBe(true);
+    client.close();
+  }, 240_000);
+});
+
+// A bridge NIC's lease starts from the vif-cache a stock virt-handler writes (pkg/network/setup/netpod/
+// discoverbridge.go); one that is missing, truncated, not JSON or mistyped fails the Sync naming the file and the
+// field, defines and starts nothing, and the launcher keeps serving.
+describe('virt-launcher with a broken vif-cache for a bridge NIC', () => {
+  const bns = `vlt-launcher-${randomBytes(3).toString('hex')}`;
+  const bip = (...args: string[]) => execFileSync('ip', ['-n', bns, ...args], { stdio: 'pipe' });
+  let root = '';
+  let launcher: LauncherProcess | undefined;
+  const notify = new NotifyStandIn();
+
+  beforeAll(() => {
+    // What phase 1 of the bridge binding leaves: eth0 renamed eth0-nic and enslaved to k6t-eth0, tap0 beside it.
+    execFileSync('ip', ['netns', 'add', bns]);
+    bip('link', 'add', 'eth0-nic', 'type', 'veth', 'peer', 'name', 'eth0-cni');
+    bip('link', 'add', 'k6t-eth0', 'type', 'bridge');
+    bip('link', 'set', 'eth0-nic', 'master', 'k6t-eth0');
+    bip('tuntap', 'add', 'tap0', 'mode', 'tap');
+    bip('link', 'set', 'tap0', 'master', 'k6t-eth0');
+    for (const l of ['lo', 'eth0-cni', 'eth0-nic', 'tap0', 'k6t-eth0']) bip('link', 'set', l, 'up');
+  });
+
+  afterAll(async () => {
+    if (launcher) await killTree(launcher);
+    if (root) await killGuests(root);
+    notify.close();
+    execFileSync('ip', ['netns', 'del', bns]);
+    if (root) await rm(root, { recursive: true, force: true });
+  }, 30_000);
+
+  it('answers success:false naming the file and the field, starts nothing, and keeps serving', async () => {
+    root = await mkdtemp('/tmp/vlt-launcher-root-');
+    await stageDemoGuest(root, { containerDisk: false });
+    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+    launcher = startLauncherInPrivateRoot(
+      root,
+      'none',
+      ['--name', 'bridged', '--namespace', 'default', '--uid', 'u-br', '--allow-emulation'],
+      ['ip', 'netns', 'exec', bns],
+    );
+    await launcher.waitForLog('Marked as ready', 90_000);
+    const client = await connectLauncher(launcher.readySocket);
+    const vmiJson = demoGuestVmi('u-br', {
+      name: 'bridged',
+      containerDisk: false,
+      interfaces: [{ name: 'default', bridge: {} }],
+      networks: [{ name: 'default', pod: {} }],
+      terminationGracePeriodSeconds: 5,
+    });
+    const cache = join(root, 'run/kubevirt-private/vif-cache-eth0.json');
+    const good = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), '../../shared/testdata/kubevirt-vif-cache/ipv4-mac-gateway.gojson'),
+      'utf8',
+    );
+    for (const [text, says] of [
+      [undefined, /vif-cache-eth0\.json\): missing/],
+      [good.slice(0, 100), /vif-cache-eth0\.json\)/],
+      ['not json', /vif-cache-eth0\.json\)/],
+      [good.replace(/"Mtu": \d+/, '"Mtu": "1500"'), /vif-cache-eth0\.json\): field Mtu/],
+    ] as const) {
+      if (text === undefined) await rm(cache, { force: true });
+      else await writeFile(cache, text);
+      const res = await client.call('syncVirtualMachine', request(vmiJson), 60_000);
+      expect(res.success, text?.slice(0, 30)).toBe(false);
+      expect(res.message).toMatch(says);
+      expect((await client.call('getDomain', {}, 20_000)).domain).toBe('');
+      expect(await client.call('ping', {}, 10_000)).toEqual({ success: true, message: '' });
+    }
+    expect(await readdir(join(root, 'run/kubevirt-private'))).not.toContain('dhcp_started-eth0');
     client.close();
   }, 240_000);
 });
