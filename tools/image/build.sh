@@ -115,6 +115,8 @@ done
 for bin in virt-tail virt-probe virt-freezer; do
   shim "$bin" "@virt-launcher/pod-programs/dist/cli/$bin.js"
 done
+# virt-handler's init container runs `/bin/sh -c node-labeller.sh` from this image: at the path KubeVirt's image has it.
+install -m 755 "$ctx/app/node_modules/@virt-launcher/launcher/bin/node-labeller.sh" "$ctx/bin/node-labeller.sh"
 # container-disk is copied out of this image into containerDisk images (often FROM scratch): the static
 # executable itself, never a wrapper.
 install -m 755 "$ctx/app/node_modules/@virt-launcher/pod-programs/build/container-disk" "$ctx/bin/container-disk"
