@@ -13,6 +13,7 @@ import { loadEphemeralDisk } from '../../adapters/ephemeral-disk.js';
 import { parseFlags } from '../../flags.js';
 import { resolvePaths, type LauncherPaths } from '../../paths.js';
 import { parseVmiRequest } from '../../vmi.js';
+import { supportsDirectIo } from './storage/disk-cache.js';
 import { diskFileInImageVolume, ImageVolumeError, linkImageVolumeFiles } from './image-volumes.js';
 
 let root = '';
@@ -143,5 +144,7 @@ describe('linkImageVolumeFiles', () => {
       execFileSync('qemu-img', ['info', '-U', '--output=json', layer.path], { encoding: 'utf8' }),
     );
     expect(info['backing-filename']).toBe(backingFile);
+    // The cache-mode probe opens the backing through the link too, as KubeVirt's directIOChecker does.
+    expect(await supportsDirectIo(backingFile)).toBe(await supportsDirectIo(join(volume, 'disk/os.qcow2')));
   });
 });

@@ -16,13 +16,16 @@ import { log } from '../../../log.js';
 export async function supportsDirectIo(path: string): Promise<boolean> {
   let created = false;
   const attempt = async (direct: boolean) => {
-    const flags = constants.O_RDONLY | constants.O_NOFOLLOW | (direct ? constants.O_DIRECT : 0);
+    // An existing file is opened through links, as KubeVirt's directIOChecker opens it: with --image-volume the
+    // container disk is a link into the image (domain/sync/image-volumes.ts). Read-only and non-blocking, so a
+    // FIFO at the end of a link cannot hang the probe; a missing file is made only where no link is (O_EXCL).
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK | (direct ? constants.O_DIRECT : 0);
     try {
       return await open(path, flags);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       created = true;
-      return open(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+      return open(path, flags | constants.O_NOFOLLOW | constants.O_CREAT | constants.O_EXCL, 0o600);
     }
   };
   try {
