@@ -1,7 +1,8 @@
 // `virt-pod run --watch --volume NAME=FILE`: while the guest runs (QEMU TCG: --hypervisor emulation, chosen on
 // purpose), an edit of the VMI file that adds a hotpluggable PVC volume is applied as virt-handler would: the
 // file lands at the pod's hotplug path, the launcher attaches it, and the guest reports the new disk. The run
-// prints the launcher's socket once it is ready; Ctrl-C then leaves no process or run-root behind.
+// prints the launcher's socket once it is ready; an edit the launcher refuses (the pod NIC marked absent) is reported
+// and leaves the guest as it was; Ctrl-C then leaves no process or run-root behind.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import {
 beforeAll(() => buildDemoGuest());
 
 describe('virt-pod run --watch', () => {
-  it('a hotpluggable volume added to the VMI file is attached to the running guest', async () => {
+  it('a hotpluggable volume added to the VMI file is attached to the running guest; an unplugged pod NIC is refused', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-pod-watch-'));
     try {
       const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
@@ -64,6 +65,23 @@ describe('virt-pod run --watch', () => {
       expect(out).toMatch(/VLT-GUEST: disk vd[a-z] added 8388608/);
       expect(fs.existsSync(path.join(runRootOf(out), 'run/kubevirt/hotplug-disks/hp.img'))).toBe(true);
 
+      // Issue 36 item 4: no API server admits the file, so the launcher's Sync validation does. Marking the pod
+      // network's NIC absent (KubeVirt's admission refuses it: pkg/network/admitter/admit.go) is refused with a
+      // line naming the field, and the guest keeps its NIC; it used to be unplugged, with no network left.
+      const plugged = structuredClone(vmi);
+      const nic = vmi.spec!.domain.devices.interfaces![0]!;
+      nic.state = 'absent';
+      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      await pod.waitFor(
+        /watch: edit refused, the guest keeps its previous spec: SyncVirtualMachine failed: spec\.domain\.devices\.interfaces\[0\]\.state: "absent" [^\n]*cannot unplug "default"/,
+      );
+      // A change the guest reports after the refused one: had the NIC gone, its removal would show before this.
+      plugged.spec!.domain.devices.disks = plugged.spec!.domain.devices.disks!.filter((d) => d.name !== 'hp');
+      plugged.spec!.volumes = plugged.spec!.volumes!.filter((v) => v.name !== 'hp');
+      fs.writeFileSync(vmiFile, JSON.stringify(plugged));
+      await pod.waitFor(/VLT-GUEST: disk vd[a-z] removed/);
+      expect(pod.output()).not.toMatch(/VLT-GUEST: nic \S+ removed/);
+
       interruptLikeTerminal(pod);
       await pod.exited;
       // Only this run's own leftovers: other suites may run pods (with their namespaces) at the same time; the
@@ -73,5 +91,5 @@ describe('virt-pod run --watch', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  }, 420_000);
+  }, 600_000);
 });

@@ -38,8 +38,14 @@ async function applyChange(
     const withStatus = prepareHotplugVolumes(next, spec.layout, s.args.volumes, owner);
     for (const tap of prepareSecondaryTaps(next, net.podNs, owner)) s.print(`watch: tap ${tap} made in the pod`);
     const res = await launcher.call('syncVirtualMachine', handlerSyncRequest(withStatus), 120_000);
-    s.print(`watch: SyncVirtualMachine ${res.success ? 'ok' : `failed: ${res.message}`}`);
-    if (!res.success) return before;
+    if (!res.success) {
+      // No API server admits the file: the launcher's Sync validation is the check (interface states KubeVirt's
+      // admission refuses, for one). A refused edit changes nothing in the guest, and the watch keeps the previous
+      // spec as the one in effect, so the next edit is compared with what really runs.
+      s.print(`watch: edit refused, the guest keeps its previous spec: SyncVirtualMachine failed: ${res.message}`);
+      return before;
+    }
+    s.print('watch: SyncVirtualMachine ok');
     for (const f of removeUnpluggedVolumes(next, spec.layout)) s.print(`watch: hotplug file ${f} removed`);
     if (cpuKey(next) !== cpuKey(before)) {
       const r = await launcher.call('syncVirtualMachineCpUs', handlerSyncRequest(withStatus), 60_000);
