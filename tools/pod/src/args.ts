@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { HYPERVISOR_CHOICES, type HypervisorChoice } from './hypervisor.js';
 import { POD_IP_FAMILIES, type PodIpFamily } from './namespaces.js';
 import { watchArgs, type WatchArgs } from './args-watch.js';
+import { asImageVolumes, type ContainerDiskFiles } from './layout.js';
 
-export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR]
+export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAGE_FILE]... [--kernel-boot-dir DIR] [--image-volumes]
                 [--hypervisor auto|kvm|emulation] [--console] [--until-lease] [--timeout SECONDS] [--keep] [--verbose]
                 [--watch] [--volume NAME=FILE]... [--pod-ip-family ipv4|ipv6|dual]
                 [--non-root | --root]
@@ -17,6 +18,9 @@ export const USAGE = `usage: virt-pod run VMI.yaml [--container-disk VOLUME=IMAG
   --watch                       while the guest runs, apply each change of VMI.yaml as virt-handler would (hotplug
                                 volumes, taps for new NICs, Sync, SyncVirtualMachineCPUs/Memory)
   --kernel-boot-dir DIR         where the kernelBoot image's kernelPath/initrdPath are found (DIR/<path> or DIR/<basename>)
+  --image-volumes               the containerDisk and kernelBoot images reach the pod as KubeVirt v1.9's ImageVolume
+                                gate renders them: read-only image volumes at /var/run/kubevirt-image-volume/disk_<i>
+                                and /var/run/kubevirt-kernel-boot, the launcher with --image-volume
   --hypervisor auto|kvm|emulation
                                 auto (default): the pod gets /dev/kvm only when KVM really runs a vCPU with the
                                 domain's CPU model here, else it emulates (one line says why); kvm: fail when KVM
@@ -50,7 +54,8 @@ export class UsageError extends Error {
 
 export interface RunArgs extends WatchArgs {
   vmiFile: string;
-  containerDisks: Map<string, string>;
+  /** By volume name; `imageVolumes` with --image-volumes. */
+  containerDisks: ContainerDiskFiles;
   kernelBootDir?: string;
   hypervisor: HypervisorChoice;
   podIpFamily: PodIpFamily;
@@ -85,6 +90,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
         volume: { type: 'string', multiple: true },
         watch: { type: 'boolean', default: false },
         'kernel-boot-dir': { type: 'string' },
+        'image-volumes': { type: 'boolean', default: false },
         hypervisor: { type: 'string', default: 'auto' },
         'pod-ip-family': { type: 'string', default: 'ipv4' },
         console: { type: 'boolean', default: false },
@@ -130,7 +136,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     ...(migration ? { migration } : {}),
     ...watchArgs(values),
     vmiFile: positionals[1]!,
-    containerDisks,
+    containerDisks: values['image-volumes'] ? asImageVolumes(containerDisks) : containerDisks,
     kernelBootDir: values['kernel-boot-dir'],
     hypervisor,
     podIpFamily,

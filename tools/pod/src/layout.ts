@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { VirtualMachineInstance } from '@virt-launcher/converter';
+import { placeImageVolumes } from './image-volumes.js';
+import { containerDiskFile, kernelBootArtifacts, place, refuseUnknownContainerDisks } from './pod-files.js';
 
-export class LayoutError extends Error {
-  override name = 'LayoutError';
-}
+export { LayoutError } from './pod-files.js';
 
 export interface PodLayout {
   runRoot: string;
@@ -22,50 +22,38 @@ export function podLayout(runRoot: string): PodLayout {
   };
 }
 
-/** Hard link when possible (instant, no copy of a big image), copy across file systems. */
-function place(source: string, target: string): void {
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  try {
-    fs.linkSync(source, target);
-  } catch {
-    fs.copyFileSync(source, target);
-  }
+/** The images' files for the containerDisk volumes (--container-disk), and whether kubelet mounts them as image volumes. */
+export type ContainerDiskFiles = ReadonlyMap<string, string> & { readonly imageVolumes?: boolean };
+
+/** --container-disk files that the pod gets as image volumes (--image-volumes) instead of through init containers. */
+export function asImageVolumes(disks: Map<string, string>): ContainerDiskFiles {
+  return Object.assign(disks, { imageVolumes: true as const });
 }
 
+/**
+ * The container disks and the kernel-boot artifacts where the pod finds them: by default where KubeVirt's
+ * init containers and virt-handler's bind mount put them, with image volumes as kubelet mounts those
+ * (image-volumes.ts).
+ */
 export function placeContainerDisks(
   layout: PodLayout,
   vmi: VirtualMachineInstance,
-  disks: Map<string, string>,
+  disks: ContainerDiskFiles,
   kernelBootDir: string | undefined,
 ): string[] {
+  refuseUnknownContainerDisks(vmi, disks);
+  if (disks.imageVolumes) return placeImageVolumes(layout.runRoot, vmi, disks, kernelBootDir);
   const placed: string[] = [];
   const dir = layout.hostPath('/var/run/kubevirt/container-disks');
   fs.mkdirSync(dir, { recursive: true });
-  const volumes = vmi.spec?.volumes ?? [];
-  volumes.forEach((volume, index) => {
+  (vmi.spec?.volumes ?? []).forEach((volume, index) => {
     if (!volume.containerDisk) return;
-    const file = disks.get(volume.name);
-    if (!file)
-      throw new LayoutError(`volume ${volume.name}: containerDisk needs --container-disk ${volume.name}=IMAGE_FILE`);
-    if (!fs.existsSync(file)) throw new LayoutError(`--container-disk ${volume.name}: ${file} does not exist`);
-    place(path.resolve(file), path.join(dir, `disk_${index}.img`));
+    place(containerDiskFile(volume.name, disks), path.join(dir, `disk_${index}.img`));
     placed.push(`${volume.name} → disk_${index}.img`);
   });
-  for (const name of disks.keys()) {
-    if (!volumes.some((v) => v.name === name && v.containerDisk)) {
-      throw new LayoutError(`--container-disk ${name}: the VMI has no containerDisk volume of that name`);
-    }
-  }
-  const kernelBoot = vmi.spec?.domain?.firmware?.kernelBoot?.container;
-  if (kernelBoot) {
-    if (!kernelBootDir) throw new LayoutError('spec.domain.firmware.kernelBoot needs --kernel-boot-dir DIR');
-    for (const artifact of [kernelBoot.kernelPath, kernelBoot.initrdPath].filter((p): p is string => !!p)) {
-      const candidates = [path.join(kernelBootDir, artifact), path.join(kernelBootDir, path.basename(artifact))];
-      const found = candidates.find((c) => fs.existsSync(c));
-      if (!found) throw new LayoutError(`kernel boot artifact ${artifact} not found in ${kernelBootDir}`);
-      place(found, path.join(dir, 'kernel-boot', path.basename(artifact)));
-      placed.push(`kernel-boot/${path.basename(artifact)}`);
-    }
+  for (const { artifact, file } of kernelBootArtifacts(vmi, kernelBootDir) ?? []) {
+    place(file, path.join(dir, 'kernel-boot', path.basename(artifact)));
+    placed.push(`kernel-boot/${path.basename(artifact)}`);
   }
   return placed;
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import type { KvmDevice } from './hypervisor.js';
+import { mountImageVolumes, readImageVolumeMounts } from './image-volumes.js';
 import { dropToPodUser } from './non-root.js';
 
 export interface PodProcessOptions {
@@ -41,6 +42,9 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
   const launcher = path.join(o.repo, 'packages/launcher/dist/cli.js');
   const privateRoot = path.join(o.repo, 'tools/sandbox/private-root.sh');
   const log = fs.createWriteStream(o.logFile);
+  // A pod with image volumes (image-volumes.ts): kubelet mounts them before the container starts, and
+  // virt-controller's template passes --image-volume whenever its ImageVolume gate is on.
+  const imageVolumes = readImageVolumeMounts(o.runRoot);
   const child = execa(
     'ip',
     [
@@ -64,6 +68,7 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       '--kvm',
       o.kvm,
       '--',
+      ...mountImageVolumes(imageVolumes ?? []),
       ...(o.nonRoot ? dropToPodUser() : []),
       monitor,
       '--',
@@ -81,6 +86,7 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       '5m',
       ...(o.allowEmulation ? ['--allow-emulation'] : []),
       ...(o.nonRoot ? ['--run-as-nonroot'] : []),
+      ...(imageVolumes ? ['--image-volume'] : []),
     ],
     // detached: its own session and process group. A Ctrl-C on the terminal must reach only virt-pod, which then
     // stops the pod as kubelet would (SIGTERM to PID 1); the daemons inside must live until the guest powered off.
