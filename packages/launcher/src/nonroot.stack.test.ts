@@ -124,7 +124,7 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
       procs = await podProcesses();
     }
     const byName = (re: RegExp) => procs.filter((p) => re.test(p.command));
-    for (const re of [/dist\/cli\.js/, /libvirtd -f/, /virtlogd -f/]) {
+    for (const re of [/dist\/cli\.js/, /^virtqemud -f/, /virtlogd -f/]) {
       const found = byName(re);
       expect(found.length, `a process matching ${re}`).toBeGreaterThan(0);
       for (const p of found) {
@@ -152,7 +152,7 @@ describe.skipIf(!haveDemoGuest)('virt-launcher --run-as-nonroot as uid 107 (sess
     for (const n of names) if ((await stat(join(libvirtDir, n))).isSocket()) sockets.push(n);
     expect(sockets.filter((n) => !n.startsWith('virtlogd')).sort()).toEqual(['virtqemud-sock']);
     const socket = await stat(join(libvirtDir, 'virtqemud-sock'));
-    expect({ uid: socket.uid, mode: socket.mode & 0o777 }).toEqual({ uid: POD_UID, mode: 0o777 });
+    expect({ uid: socket.uid, mode: socket.mode & 0o777 }).toEqual({ uid: POD_UID, mode: 0o700 });
     const uri = `qemu+unix:///session?socket=${join(libvirtDir, 'virtqemud-sock')}`;
     expect(execFileSync('virsh', ['-c', uri, 'version'], { encoding: 'utf8' })).toMatch(/Running hypervisor: QEMU/);
     // The image's /etc/libvirt is not the pod's to write: the root's copies are still the harness's own.
