@@ -23,8 +23,13 @@ export class FreezeRequestError extends Error {
   }
 }
 
+/** virt-handler's deadlines for Freeze (its extended timeout) and Unfreeze (its long one), cmd-client.go. */
+export const FREEZE_CALLER_MS = 60_000;
+export const UNFREEZE_CALLER_MS = 20_000;
+
 export interface FreezeOptions {
-  lookup: (domainName: string) => Promise<AgentDomain>;
+  /** The domain, its agent calls bounded to end before a caller that waits `callerMs` gives up. */
+  lookup: (domainName: string, callerMs: number) => Promise<AgentDomain>;
   /** A live migration runs: KubeVirt refuses to freeze then. */
   migrationInProgress: () => boolean;
   /** After a freeze or thaw: the freeze status the poller reports should follow at once. */
@@ -47,7 +52,7 @@ export class FreezeControl {
     if (this.o.migrationInProgress()) {
       throw new FreezeRefusedError('failed to freeze VMI, VMI is currently during migration');
     }
-    const dom = await this.o.lookup(domainName);
+    const dom = await this.o.lookup(domainName, FREEZE_CALLER_MS);
     if ((await this.status(dom)) === 'frozen') return;
     await dom.fsFreeze();
     this.o.onStatusChange('frozen');
@@ -68,7 +73,7 @@ export class FreezeControl {
 
   async unfreeze(domainName: string): Promise<void> {
     this.cancelSafetyThaw();
-    const dom = await this.o.lookup(domainName);
+    const dom = await this.o.lookup(domainName, UNFREEZE_CALLER_MS);
     // A status that cannot be read does not stop the thaw; an already thawed guest is left alone (no hook rerun).
     const status = await this.status(dom).catch(() => undefined);
     if (status === 'thawed') return;

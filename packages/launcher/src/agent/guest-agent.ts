@@ -8,6 +8,8 @@ import { GUEST_AGENT_CHANNEL } from '../domain/domain-json.js';
 import { STATE } from '../domain/state.js';
 import { errorMessage } from '../errors.js';
 import { log } from '../log.js';
+import { AgentCallGate, AgentDeadlineError, background, forHandler, gatedDomain } from './call-gate.js';
+import type { AgentCallBudget } from './call-gate.js';
 import { guestExec } from './exec.js';
 import type { ExecResult } from './exec.js';
 import { FreezeControl } from './freeze.js';
@@ -28,6 +30,11 @@ export interface GuestAgentOptions {
   /** `<ns>_<name>`; empty: the first domain an event names. */
   domainName: string;
   conn: () => AgentConnection;
+  /**
+   * The connection the agent calls use (their own, so that calls waiting on a stuck agent never hold the
+   * request slots GetDomain and the other RPCs need on `conn`); `conn` when absent or not up.
+   */
+  callConn?: () => AgentConnection | undefined;
   intervals?: AgentIntervals;
   /** The agent's state or an announced fact changed: send a MODIFIED domain event. */
   onChange?: () => void;
@@ -39,6 +46,15 @@ export interface GuestAgentOptions {
   migrationInProgress?: () => boolean;
 }
 
+/** How long before the caller's own deadline (virt-handler's cmd-client) an agent RPC gives up. */
+const CALLER_MARGIN_MS = 2_000;
+/** virt-handler's deadlines (cmd-client): 5 s beyond a ping's or exec's own timeout, 20 s for SoftReboot. */
+const HANDLER_SHORT_MS = 5_000;
+const HANDLER_LONG_MS = 20_000;
+
+/** The agent-call budget of an RPC virt-handler waits `callerMs` for. */
+export const handlerBudget = (callerMs: number): AgentCallBudget => forHandler(callerMs - CALLER_MARGIN_MS);
+
 /** Paused for a reason that is not a fault: a GuestPing failure then is not the guest's fault. */
 const HEALTHY_PAUSE_REASONS = new Set([1, 2, 3, 4, 7, 8, 9, 11, 12]);
 
@@ -47,6 +63,7 @@ export class GuestAgent {
   readonly poller: AgentPoller;
   readonly freezer: FreezeControl;
   readonly time: GuestTimeSetter;
+  readonly gate = new AgentCallGate();
   private domainName: string;
   /** undefined until an event or the live XML says. */
   private connected: boolean | undefined;
@@ -55,13 +72,17 @@ export class GuestAgent {
 
   constructor(private readonly o: GuestAgentOptions) {
     this.domainName = o.domainName;
-    this.poller = new AgentPoller(() => this.lookup(), this.store, o.intervals ?? DEFAULT_AGENT_INTERVALS);
+    this.poller = new AgentPoller(
+      () => this.lookup(undefined, background()),
+      this.store,
+      o.intervals ?? DEFAULT_AGENT_INTERVALS,
+    );
     this.freezer = new FreezeControl({
-      lookup: (name) => this.lookup(name),
+      lookup: (name, callerMs) => this.lookup(name, handlerBudget(callerMs)),
       migrationInProgress: () => o.migrationInProgress?.() ?? false,
       onStatusChange: (status) => this.store.store('fsFreezeStatus', status),
     });
-    this.time = new GuestTimeSetter((name) => this.lookup(name));
+    this.time = new GuestTimeSetter((name) => this.lookup(name, background()));
     this.store.onAnnouncedChange(() => this.o.onChange?.());
   }
 
@@ -69,8 +90,13 @@ export class GuestAgent {
     return this.connected === true;
   }
 
-  lookup(name = this.domainName): Promise<AgentDomain> {
-    return this.o.conn().lookupDomainByName(name);
+  /**
+   * The domain on the agent's connection, its agent calls through the gate under `budget` (a background
+   * budget when none is given); the lookup itself waits no longer than the budget either.
+   */
+  async lookup(name = this.domainName, budget: AgentCallBudget = background()): Promise<AgentDomain> {
+    const conn = this.o.callConn?.() ?? this.o.conn();
+    return gatedDomain(await conn.lookupDomainByName(name), this.gate, budget);
   }
 
   private readonly onAgentEvent = (e: AgentLifecycleEvent): void => {
@@ -146,10 +172,15 @@ export class GuestAgent {
   async ping(domainName: string, timeoutSeconds: number, vmiName = this.o.vmiName ?? ''): Promise<void> {
     const name = domainName || this.domainName;
     try {
-      const dom = await this.lookup(name);
+      // virt-handler waits the ping's timeout + 5 s; libvirt's own default timeout is 5 s.
+      const seconds = timeoutSeconds > 0 ? timeoutSeconds : 5;
+      const dom = await this.lookup(name, handlerBudget(seconds * 1000 + HANDLER_SHORT_MS));
       await dom.qemuAgentCommand({ execute: 'guest-ping' }, timeoutSeconds > 0 ? timeoutSeconds : -1);
     } catch (err) {
-      const unavailable = hasLibvirtCode(err, 'AGENT_UNRESPONSIVE') || hasLibvirtCode(err, 'NO_DOMAIN');
+      const unavailable =
+        hasLibvirtCode(err, 'AGENT_UNRESPONSIVE') ||
+        hasLibvirtCode(err, 'NO_DOMAIN') ||
+        err instanceof AgentDeadlineError;
       if (unavailable && ((this.o.migrationInProgress?.() ?? false) || (await this.pausedButHealthy(name)))) {
         log.v(4).info(`GuestPing for ${name} failed with ${errorMessage(err)} but the VM is healthy; suppressing`);
         return;
@@ -184,7 +215,8 @@ export class GuestAgent {
     args: readonly string[],
     timeoutSeconds: number,
   ): Promise<ExecResult> {
-    return guestExec(await this.lookup(domainName || this.domainName), command, args, timeoutSeconds);
+    const budget = handlerBudget(Math.max(timeoutSeconds, 0) * 1000 + HANDLER_SHORT_MS);
+    return guestExec(await this.lookup(domainName || this.domainName, budget), command, args, timeoutSeconds);
   }
 
   /**
@@ -194,11 +226,11 @@ export class GuestAgent {
    */
   async softReboot(domainName: string, vmiAgentConnected: boolean, fallback: () => Promise<void>): Promise<void> {
     if (!vmiAgentConnected) return fallback();
-    const dom = await this.lookup(domainName);
+    const dom = await this.lookup(domainName, handlerBudget(HANDLER_LONG_MS));
     try {
       await dom.reboot({ mode: 'agent' });
     } catch (err) {
-      if (!hasLibvirtCode(err, 'AGENT_UNRESPONSIVE')) throw err;
+      if (!hasLibvirtCode(err, 'AGENT_UNRESPONSIVE') && !(err instanceof AgentDeadlineError)) throw err;
     }
   }
 

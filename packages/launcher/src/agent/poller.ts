@@ -6,6 +6,7 @@ import {
   agentVersionFrom,
   filesystemsFrom,
   fsFreezeStatusFrom,
+  hostnameFrom,
   interfacesFrom,
   osInfoFrom,
   timezoneFrom,
@@ -58,7 +59,7 @@ export function pollerWorkers(intervals: AgentIntervals): Worker[] {
         const info = await dom.getGuestInfo(SYS_TYPES);
         store.store('interfaces', interfacesFrom(info));
         store.store('osInfo', osInfoFrom(info));
-        store.store('hostname', info.hostname ?? '');
+        store.store('hostname', hostnameFrom(info));
         store.store('timezone', timezoneFrom(info));
       },
     },

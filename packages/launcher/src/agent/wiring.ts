@@ -41,6 +41,8 @@ export function startGuestAgent(o: {
   paths: LauncherPaths;
   domainName: string;
   conn: () => Connection;
+  /** The agent calls' own connection (main/launcher.ts opens it); `conn` while it is not up. */
+  callConn?: () => Connection | undefined;
   events: DomainEventMonitor;
   metadata: MetadataCache;
   sendEvent?: K8sEventSink;
@@ -48,6 +50,10 @@ export function startGuestAgent(o: {
   const agent = new GuestAgent({
     domainName: o.domainName,
     conn: () => asAgentConnection(o.conn()),
+    callConn: () => {
+      const conn = o.callConn?.();
+      return conn ? asAgentConnection(conn) : undefined;
+    },
     intervals: o.flags.agentIntervals,
     onChange: () => o.events.refresh(),
     vmiName: o.flags.name,

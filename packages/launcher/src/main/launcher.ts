@@ -127,6 +127,9 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
       agent.attach(conn);
     },
   });
+  // The guest agent's calls get a connection of their own (agent/call-gate.ts): calls waiting on a stuck agent
+  // cannot fill the daemon's per-client request slots that GetDomain and the other RPCs need on `session`.
+  const agentSession = new LibvirtSession(session.uri, { totalMs: 15_000, retryMs: 500 });
   const dhcp = new DhcpServers(paths);
   const manager = new DomainManager(domainName, {
     conn: () => session.conn,
@@ -142,6 +145,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     paths,
     domainName,
     conn: () => session.conn,
+    callConn: () => (agentSession.connected ? agentSession.conn : undefined),
     events,
     metadata,
     sendEvent: (e) => k8s.sender.sendK8sEvent(e),
@@ -158,6 +162,9 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     events.attach(session.conn);
     k8s.reporter.attach(session.conn);
     agent.attach(session.conn);
+    agentSession
+      .connect()
+      .catch((err: unknown) => log.warning('guest agent calls share the launcher connection', { reason: String(err) }));
     await server.markReady(paths.readySocket);
     daemons?.startVirtlogd();
     // The capability probe runs while the handler gets ready to sync, not inside the first define.
@@ -188,6 +195,7 @@ export async function runLauncher(flags: LauncherFlags, early: EarlyStart = star
     });
     await dhcp.stop();
     notifier.close();
+    await agentSession.close();
     await session.close();
     await daemons?.stop();
     await qemuLog?.stop();
