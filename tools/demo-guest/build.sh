@@ -128,6 +128,7 @@ for m in virtio_console brd; do
   case "$ko" in *.xz) xz -dc "$ko" >"$root/lib/modules/qga/$m.ko" ;; *) cp "$ko" "$root/lib/modules/qga/$m.ko" ;; esac
 done
 install -m 755 "$here/guest/qemu-ga" "$root/qemu-ga"
+install -m 755 "$here/guest/qga-hostile" "$root/qga-hostile" # a misbehaving agent for tests (vlt.qga=hostile)
 install -m 755 "$here/guest/shutdown" "$root/sbin/shutdown" # guest-shutdown (agent reboot/power-off) runs it
 printf 'NAME="VLT demo guest"\nID=vlt-demo\nID_LIKE=debian\nPRETTY_NAME="VLT demo guest 1 (busybox)"\nVERSION="1 (busybox)"\nVERSION_ID=1\n' >"$root/etc/os-release"
 
