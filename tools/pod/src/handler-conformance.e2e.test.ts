@@ -8,7 +8,7 @@
 //   server of pkg/virt-handler/notify-server, which turns a Shutoff/Shutdown domain into phase Succeeded;
 // - the pod's addresses are the CNI's (--pod-ip-family), its resolv.conf kubelet's.
 // The hypervisor is chosen (emulation: no /dev/kvm in the pod), so this passes with or without a usable KVM.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import {
   runRootOf,
   snapshot,
   startPod,
+  type PodRun,
 } from './e2e-kit.js';
 import { NO_IPAM_ANNOTATION } from './pod-networks.js';
 
@@ -50,18 +51,22 @@ const addKernelArgs = (vmi: VirtualMachineInstance, args: string) => {
 };
 
 /**
- * Runs the VMI until the guest's lease (and, when given, until the output also shows `alsoWaitFor`: then the pod
- * is stopped with Ctrl-C instead of --until-lease), then shuts the pod down as kubelet and virt-handler do.
+ * Runs the VMI until the guest's lease, then shuts the pod down as kubelet and virt-handler do. With `during`, the
+ * pod runs on until `during` has done its part while the guest runs, and is then stopped with Ctrl-C.
  */
-async function runToSucceeded(file: string, extra: string[] = [], alsoWaitFor: RegExp[] = []): Promise<string> {
+async function runToSucceeded(
+  file: string,
+  extra: string[] = [],
+  during?: (pod: PodRun) => Promise<void>,
+): Promise<string> {
   const before = snapshot();
-  const untilLease = alsoWaitFor.length === 0 ? ['--until-lease'] : [];
+  const untilLease = during ? [] : ['--until-lease'];
   const args = demoArgs(['--hypervisor', 'emulation', ...untilLease, '--timeout', '240', ...extra]);
   args[2] = file;
   const pod = startPod(args);
-  if (alsoWaitFor.length > 0) {
-    for (const pattern of alsoWaitFor) await pod.waitFor(pattern);
+  if (during) {
     await pod.waitFor(/the guest is running: Ctrl-C shuts the pod down/);
+    await during(pod);
     interruptLikeTerminal(pod);
   }
   const status = await pod.exited;
@@ -120,6 +125,27 @@ describe('a stock virt-handler drives the launcher (masquerade)', () => {
   }, 400_000);
 });
 
+describe('a stock virt-handler drives the launcher (hotplug)', () => {
+  it('a disk hot-plugged into the running guest reaches the handler as a domain event, not at its resync', async () => {
+    // pkg/virt-launcher/notify-client/client.go: a device-added callback sends the domain at once; virt-handler's
+    // periodic resync is 5 minutes away, and the guest is stopped as soon as the event has been seen.
+    const hp = join(work, 'hp.img');
+    await writeFile(hp, Buffer.alloc(0));
+    await truncate(hp, 8 * 1024 * 1024);
+    const file = await vmiFile('conf-hotplug', () => undefined);
+    const out = await runToSucceeded(file, ['--console', '--watch', '--volume', `hp=${hp}`], async (pod) => {
+      expect(pod.output()).toMatch(/handler sees disks: vda,vdb\n/);
+      const vmi = JSON.parse(readFileSync(file, 'utf8')) as VirtualMachineInstance;
+      vmi.spec!.domain!.devices!.disks!.push({ name: 'hp', disk: { bus: 'virtio' } });
+      vmi.spec!.volumes!.push({ name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } });
+      await writeFile(file, JSON.stringify(vmi));
+      await pod.waitFor(/handler sees disks: vda,vdb,vdc/);
+      await pod.waitFor(/VLT-GUEST: disk vdc added 8388608/);
+    });
+    expect(out).toMatch(/watch: SyncVirtualMachine ok/);
+  }, 400_000);
+});
+
 describe('a stock virt-handler drives the launcher (bridge)', () => {
   it("pod network: the guest holds the pod's own address and MAC, leased from virt-handler's vif-cache", async () => {
     const file = await vmiFile('conf-bridge', (vmi) => {
@@ -143,7 +169,7 @@ describe('a stock virt-handler drives the launcher (bridge)', () => {
       );
     });
     // The guest's DHCP client gives up on the NIC without a server only after its tries: wait for that line.
-    const out = await runToSucceeded(file, ['--console'], [/VLT-GUEST: nolease eth2/]);
+    const out = await runToSucceeded(file, ['--console'], (pod) => pod.waitFor(/VLT-GUEST: nolease eth2/));
     expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 /);
     expect(out).toMatch(/blue: \S+-nic \+ \S+ on k6t-\S+, guest 198\.18\.1\.10\/24 \(\S+\) by DHCP/);
     expect(out).toMatch(/green: \S+-nic \+ \S+ on k6t-\S+, no IPAM: link only/);

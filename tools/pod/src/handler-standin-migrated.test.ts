@@ -7,6 +7,7 @@ const off = (reason: string) => ({
   reason,
   markedForGracefulShutdown: false,
   deletion: false,
+  disks: [],
 });
 
 describe('HandlerDecisions after a live migration', () => {

@@ -13,7 +13,10 @@ describe('summarizeDomainEvent', () => {
       event({
         kind: 'Domain',
         Status: { Status: 'Running', Reason: 'Unknown' },
-        Spec: { Metadata: { KubeVirt: { GracePeriod: { MarkedForGracefulShutdown: true } } } },
+        Spec: {
+          Metadata: { KubeVirt: { GracePeriod: { MarkedForGracefulShutdown: true } } },
+          Devices: { Disks: [{ Target: { Device: 'vda' } }, { Target: { Device: 'sda' } }] },
+        },
       }),
     );
     expect(s).toEqual({
@@ -22,6 +25,7 @@ describe('summarizeDomainEvent', () => {
       reason: 'Unknown',
       markedForGracefulShutdown: true,
       deletion: false,
+      disks: ['vda', 'sda'],
     });
   });
 
@@ -50,6 +54,7 @@ const ev = (status: string, reason: string, more: Partial<DomainEventSummary> = 
   reason,
   markedForGracefulShutdown: false,
   deletion: false,
+  disks: [],
   ...more,
 });
 

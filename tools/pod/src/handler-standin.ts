@@ -10,11 +10,16 @@ export interface DomainEventSummary {
   reason: string;
   markedForGracefulShutdown: boolean;
   deletion: boolean;
+  /** The domain's disks by target (`vda`, `sdb`), as virt-handler reads them off the event's domain spec. */
+  disks: string[];
 }
 
 interface DomainJson {
   Status?: { Status?: string; Reason?: string };
-  Spec?: { Metadata?: { KubeVirt?: { GracePeriod?: { MarkedForGracefulShutdown?: boolean } } } };
+  Spec?: {
+    Metadata?: { KubeVirt?: { GracePeriod?: { MarkedForGracefulShutdown?: boolean } } };
+    Devices?: { Disks?: Array<{ Target?: { Device?: string } }> };
+  };
   metadata?: { deletionTimestamp?: string };
   ObjectMeta?: { deletionTimestamp?: string };
 }
@@ -28,6 +33,7 @@ export function summarizeDomainEvent(req: notifyV1.DomainEventRequest): DomainEv
     reason: d.Status?.Reason ?? '',
     markedForGracefulShutdown: d.Spec?.Metadata?.KubeVirt?.GracePeriod?.MarkedForGracefulShutdown === true,
     deletion: Boolean(d.metadata?.deletionTimestamp ?? d.ObjectMeta?.deletionTimestamp),
+    disks: (d.Spec?.Devices?.Disks ?? []).map((x) => x.Target?.Device ?? '?'),
   };
 }
 

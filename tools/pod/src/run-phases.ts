@@ -94,10 +94,17 @@ export async function startProbe(s: RunState, spec: PodSpec, net: PodNetwork): P
 export async function startHandler(s: RunState, spec: PodSpec): Promise<void> {
   const { vmi, grace, layout } = spec;
   const decisions = new HandlerDecisions(grace, vmi.spec?.domain?.features?.acpi?.enabled !== false);
+  let disksSeen = '';
   const handler = await startHandlerStandIn(
     layout.hostPath('/var/run/kubevirt/domain-notify-pipe.sock'),
     (e: DomainEventSummary) => {
       s.domainStatus = e.status;
+      // What virt-handler learns of the domain's disks, the moment an event brings a change (hotplug, unplug).
+      const disks = e.disks.join(',');
+      if (e.status && disks !== disksSeen) {
+        disksSeen = disks;
+        s.print(`  handler sees disks: ${disks || 'none'}`);
+      }
       s.print(
         `  domain event ${e.eventType}: ${e.status || '-'}${e.reason ? ` (${e.reason})` : ''}${e.markedForGracefulShutdown ? ', marked for graceful shutdown' : ''}`,
       );
