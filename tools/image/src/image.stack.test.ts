@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectLauncher } from '@virt-launcher/launcher';
 import { unpackOciArchive, type UnpackedImage } from './oci.js';
 import { POD_UID, startImageLauncher } from './nonroot-run.js';
+import { processTree, runAsRootInImage } from './root-run.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let work: string;
@@ -62,6 +63,70 @@ describe('launcher image', () => {
       expect(fs.existsSync(path.join(image.rootfs, daemon)), daemon).toBe(true);
     }
   });
+
+  it('is Debian 13 with libvirt 11.3, QEMU 10.0 and the helpers a VMI may need (passt, virtiofsd, swtpm, OVMF)', () => {
+    const osRelease = fs.readFileSync(path.join(image.rootfs, 'usr/lib/os-release'), 'utf8');
+    expect(osRelease).toMatch(/^VERSION_ID="13"$/m);
+    const packages = ['libvirt-daemon-driver-qemu', 'qemu-system-x86', 'passt', 'virtiofsd', 'swtpm', 'ovmf'];
+    const query = inImage(['dpkg-query', '-W', '-f', '${Package} ${Version}\\n', ...packages]);
+    expect(query.status, query.stderr).toBe(0);
+    const version = Object.fromEntries(
+      query.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')),
+    );
+    expect(version).toMatchObject({
+      'libvirt-daemon-driver-qemu': expect.stringMatching(/^11\.3\./),
+      'qemu-system-x86': expect.stringMatching(/^1:10\.0\./),
+    });
+    expect(Object.keys(version).sort()).toEqual([...packages].sort());
+    // The programs libvirt starts for those devices run; the firmware files it points QEMU at are there.
+    const runs: Array<[string, RegExp]> = [
+      ['/usr/sbin/libvirtd', /\(libvirt\) 11\.3\./],
+      ['/usr/bin/qemu-system-x86_64', /QEMU emulator version 10\.0\./],
+      ['/usr/libexec/virtiofsd', /virtiofsd 1\./],
+      ['/usr/bin/swtpm', /TPM emulator version/],
+    ];
+    for (const [bin, banner] of runs) {
+      const r = inImage([bin, '--version']);
+      expect(r.status, `${bin}: ${r.stderr}`).toBe(0);
+      expect(r.stdout + r.stderr, bin).toMatch(banner);
+    }
+    const files = [
+      'usr/bin/passt',
+      'usr/bin/pasta',
+      'usr/bin/swtpm_setup',
+      'usr/bin/virsh',
+      'usr/bin/node-labeller.sh',
+    ];
+    for (const file of files) expect(fs.statSync(path.join(image.rootfs, file)).mode & 0o111, file).not.toBe(0);
+    for (const fd of ['OVMF_CODE_4M.fd', 'OVMF_VARS_4M.fd', 'OVMF_CODE_4M.secboot.fd']) {
+      expect(fs.statSync(path.join(image.rootfs, 'usr/share/OVMF', fd)).size, fd).toBeGreaterThan(0);
+    }
+  });
+
+  // virt-handler's init container (KubeVirt v1.9 pkg/virt-operator/resource/generate/components/daemonsets.go):
+  // `/bin/sh -c node-labeller.sh` from this image, privileged, as root. The files' contents are checked against
+  // virt-handler's parsing in the launcher package's node-labeller.stack.test.ts; here, that the image runs it.
+  it("runs node-labeller.sh as virt-handler's init container does and writes the labeller's files", async () => {
+    const env = { PREFERRED_VIRTTYPE: 'kvm', HYPERVISOR_DEVICE: 'kvm' };
+    const r = await runAsRootInImage(image.rootfs, ['/bin/sh', '-c', 'node-labeller.sh'], env);
+    const dir = path.join(image.rootfs, 'var/lib/kubevirt-node-labeller');
+    expect(fs.readdirSync(dir).sort(), r.stderr).toEqual([
+      'capabilities.xml',
+      'supported_features.xml',
+      'virsh_domcapabilities.xml',
+    ]);
+    // The root's /dev is a tmpfs: the script makes /dev/kvm there exactly when the host's kernel has KVM.
+    const kernelHasKvm = /^\s*\d+ kvm$/m.test(fs.readFileSync('/proc/misc', 'utf8'));
+    const domcaps = fs.readFileSync(path.join(dir, 'virsh_domcapabilities.xml'), 'utf8');
+    expect(domcaps).toContain(`<domain>${kernelHasKvm ? 'kvm' : 'qemu'}</domain>`);
+    expect(domcaps).toMatch(/<mode name='host-model' supported='yes'>/);
+    expect(fs.readFileSync(path.join(dir, 'capabilities.xml'), 'utf8')).toMatch(
+      /<machine[^>]*>pc-q35-10\.0<\/machine>/,
+    );
+  }, 150_000);
 
   it("runs as user 107 by default, as KubeVirt's launcher image does", () => {
     expect(image.config.config?.User).toBe('107');
@@ -155,6 +220,16 @@ describe('launcher image', () => {
       // connectLauncher dials launcher-sock and calls Info: the cmd server of the image's launcher answers.
       const client = await connectLauncher(l.readySocket);
       client.close();
+      // What `ps` in the pod shows (KubeVirt's tests/vmi_configuration_test.go takes each command's first word):
+      // the launcher (the process the test started: each wrapper execs the next) as /usr/bin/virt-launcher, not
+      // node, and libvirtd as virtqemud.
+      const procs = processTree(l.child.pid!);
+      const launcher = procs.filter((p) => p.argv[0] === '/usr/bin/virt-launcher');
+      expect(
+        launcher.map((p) => p.comm),
+        JSON.stringify(procs),
+      ).toEqual(['virt-launcher']);
+      expect(procs.filter((p) => p.argv[0] === 'virtqemud').map((p) => p.comm)).toEqual(['libvirtd']);
       // Written by the launcher as the pod's user, where a session-mode libvirtd reads it, with no user= line.
       const qemuConf = path.join(image.rootfs, 'run/kubevirt-private/libvirt/qemu.conf');
       expect(fs.statSync(qemuConf).uid).toBe(POD_UID);
