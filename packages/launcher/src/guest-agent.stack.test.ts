@@ -3,14 +3,15 @@
 // the demo guest (tools/demo-guest runs Debian's qemu-ga on org.qemu.guest_agent.0). One boot; the steps run
 // in order and each needs only the boot of beforeAll. The last step stops qemu-ga.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
 import type { LauncherClient } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
-import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { stopLauncherRun } from './testing/launcher-run.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 
@@ -127,14 +128,7 @@ describe.skipIf(!haveDemoGuest)('guest agent against a real qemu-ga (own libvirt
     );
   }, 300_000);
 
-  afterAll(async () => {
-    tap?.close();
-    client?.close();
-    if (launcher) await killTree(launcher);
-    if (root) await killGuests(root);
-    notify.close();
-    if (root) await rm(root, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => stopLauncherRun({ console: tap, client, launcher, notify, root }), 60_000);
 
   it('GetDomain shows the agent channel connected and the OS info; a MODIFIED event carried it', async () => {
     const d = await getDomain();
