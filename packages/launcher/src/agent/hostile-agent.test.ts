@@ -4,9 +4,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
+import { FakeAgentConnection } from '../testing/fake-agent.js';
 import { AGENT_BOUNDS, boundedList, boundedString } from './bounds.js';
 import { AgentCallGate, AgentDeadlineError, background, forHandler } from './call-gate.js';
 import { agentVersionFrom, filesystemsFrom, interfacesFrom, osInfoFrom, usersFrom } from './convert.js';
+import { GuestAgent } from './guest-agent.js';
 import { filesystemsJson, guestInfoJson, usersJson } from './guest-info-json.js';
 import type { GuestInfo } from './types.js';
 
@@ -195,5 +197,23 @@ describe('the agent call gate', () => {
       'agent said no',
     );
     await expect(gate.run('good', forHandler(1000), async () => 'yes')).resolves.toBe('yes');
+  });
+});
+
+describe('GuestAgent on its own connection', () => {
+  it('sends the agent calls over callConn, not the connection the rest of the launcher shares', async () => {
+    const shared = await FakeAgentConnection.open();
+    const own = await FakeAgentConnection.open();
+    const onShared = shared.add('ns_vm');
+    const onOwn = own.add('ns_vm');
+    const agent = new GuestAgent({ domainName: 'ns_vm', conn: () => shared, callConn: () => own });
+    try {
+      await agent.ping('ns_vm', 3);
+      await agent.poller.pollAll();
+      expect(onShared.commands).toEqual([]);
+      expect(onOwn.commands).toEqual(expect.arrayContaining(['guest-ping', 'guest-info', 'guest-get-fsinfo']));
+    } finally {
+      agent.close();
+    }
   });
 });
