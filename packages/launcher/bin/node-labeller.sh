@@ -14,6 +14,20 @@
 # again. A file is renamed into place only once complete: the labeller never parses half an answer.
 set -eu
 
+case ${1:-} in
+  -h | --help)
+    # Any argument but these is ignored, as virt-handler passes none; help must never start a daemon.
+    cat <<'USAGE'
+usage: node-labeller.sh   (as virt-handler's init container runs it: /bin/sh -c node-labeller.sh, as root)
+  Asks this node's libvirt what it can run and writes virsh_domcapabilities.xml, supported_features.xml and
+  capabilities.xml (and the other architecture's domcapabilities when its emulator answers) under
+  ${NODE_LABELLER_DIR:-/var/lib/kubevirt-node-labeller}, for virt-handler's node labeller.
+  Environment: HYPERVISOR_DEVICE (default kvm), PREFERRED_VIRTTYPE (default kvm), NODE_LABELLER_DIR.
+USAGE
+    exit 0
+    ;;
+esac
+
 out=${NODE_LABELLER_DIR:-/var/lib/kubevirt-node-labeller}
 device=${HYPERVISOR_DEVICE:-}
 preferred=${PREFERRED_VIRTTYPE:-}
