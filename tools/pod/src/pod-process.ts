@@ -36,10 +36,11 @@ export interface PodProcess {
 }
 
 export function startPodProcess(o: PodProcessOptions): PodProcess {
-  const node = process.execPath;
   // The monitor package's native PID 1 (no JavaScript engine: ~1 MiB instead of ~45 MiB per pod).
   const monitor = path.join(o.repo, 'packages/monitor/build/virt-launcher-monitor');
-  const launcher = path.join(o.repo, 'packages/launcher/dist/cli.js');
+  // The package's bin, as the image's /usr/bin/virt-launcher: it runs dist/cli.js under the argv[0] virt-launcher,
+  // the first word KubeVirt's own check of the pod's processes looks for in `ps axo command`.
+  const launcher = path.join(o.repo, 'packages/launcher/bin/virt-launcher');
   const privateRoot = path.join(o.repo, 'tools/sandbox/private-root.sh');
   const log = fs.createWriteStream(o.logFile);
   // A pod with image volumes (image-volumes.ts): kubelet mounts them before the container starts, and
@@ -72,7 +73,6 @@ export function startPodProcess(o: PodProcessOptions): PodProcess {
       ...(o.nonRoot ? dropToPodUser() : []),
       monitor,
       '--',
-      node,
       launcher,
       '--name',
       o.name,
