@@ -4,12 +4,12 @@
 // (KubeVirt v1.9.0 pkg/virt-handler/cmd-client/client.go: 5 s for GetDomain and the agent reads, the ping's own
 // timeout + 5 s for GuestPing, 60 s for Freeze): the test asserts the answer comes within it, not how fast.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectLauncher } from './cmd-client.js';
 import type { LauncherClient } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
-import { startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { cliPath, descendants, startLauncherInPrivateRoot } from './testing/launcher-process.js';
 import { stopLauncherRun } from './testing/launcher-run.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
@@ -57,7 +57,7 @@ function checkFilesystemList(list: unknown[]): void {
 }
 
 /** A launcher (own libvirtd, TCG) running the demo guest with the hostile agent in `mode`. */
-function withHostileGuest(mode: string): { client: () => LauncherClient } {
+function withHostileGuest(mode: string): { client: () => LauncherClient; rss: () => Promise<string> } {
   let root = '';
   let launcher: LauncherProcess | undefined;
   let client: LauncherClient | undefined;
@@ -85,6 +85,18 @@ function withHostileGuest(mode: string): { client: () => LauncherClient } {
   }, 300_000);
   afterAll(() => stopLauncherRun({ console: tty, client, launcher, notify, root }), 60_000);
   return {
+    // The launcher's node process (under the private-root wrapper): its peak and current resident size.
+    rss: async () => {
+      const top = launcher?.child.pid ?? 0;
+      for (const pid of [top, ...(await descendants(top))]) {
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+        if (!cmdline.includes(cliPath)) continue;
+        const status = await readFile(`/proc/${pid}/status`, 'utf8');
+        const kib = (field: string) => new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? '?';
+        return `peak ${kib('VmHWM')} KiB, now ${kib('VmRSS')} KiB`;
+      }
+      return '?';
+    },
     client: () => {
       if (!client) throw new Error('no launcher');
       return client;
@@ -134,6 +146,7 @@ describe.skipIf(!haveDemoGuest)('a hostile guest agent (own libvirtd, TCG)', () 
       await expect(client.call('guestPing', { domainName: DOMAIN, timeoutSeconds: 3 }, 8_000)).resolves.toBeDefined();
       const info = JSON.parse((await client.call('getGuestInfo', {}, SHORT_TIMEOUT_MS)).guestInfoResponse);
       expect(info).toMatchObject({ guestAgentVersion: 'hostile-1', hostname: 'hostile', os: { id: 'hostile' } });
+      console.log('honest: launcher RSS', await guest.rss());
     }, 120_000);
   });
 
@@ -167,7 +180,7 @@ describe.skipIf(!haveDemoGuest)('a hostile guest agent (own libvirtd, TCG)', () 
         users: (await client.call('getUsers', {}, SHORT_TIMEOUT_MS)).guestUserListResponse.length,
         filesystems: (await client.call('getFilesystems', {}, SHORT_TIMEOUT_MS)).guestFilesystemsResponse.length,
       };
-      console.log('sizes', JSON.stringify(sizes));
+      console.log('sizes', JSON.stringify(sizes), 'launcher RSS', await guest.rss());
       for (const size of Object.values(sizes)) expect(size).toBeLessThan(ANSWER_BOUND);
       const fs = JSON.parse((await client.call('getFilesystems', {}, SHORT_TIMEOUT_MS)).guestFilesystemsResponse);
       expect(fs.length).toBeGreaterThan(0);

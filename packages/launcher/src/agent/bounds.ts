@@ -26,13 +26,19 @@ export const AGENT_BOUNDS = {
   supportedCommandsBytes: 64 * 1024,
 } as const;
 
+/**
+ * A copy that refers to nothing else: V8 makes a slice (and may make a parsed JSON value) a view into the string
+ * it came from, so a 1 KiB field cut from a 3 MiB string would keep the 3 MiB alive in the store.
+ */
+const detached = (s: string): string => (s.length < 16 ? s : s.split('').join(''));
+
 /** `value` if it is a string, cut to `max` characters (never in the middle of a UTF-16 pair); else undefined. */
 export function boundedString(value: unknown, max: number = AGENT_BOUNDS.stringChars): string | undefined {
   if (typeof value !== 'string') return undefined;
-  if (value.length <= max) return value;
+  if (value.length <= max) return detached(value);
   const cut = value.slice(0, max);
   const last = cut.charCodeAt(cut.length - 1);
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+  return detached(last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut);
 }
 
 /** The first items that fit both `maxItems` and `maxBytes` (each item counted as its JSON in UTF-8). */
