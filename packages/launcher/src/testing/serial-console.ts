@@ -51,7 +51,9 @@ export class SerialConsole {
         if (hit === undefined) return;
         clearTimeout(timer);
         this.waiters = this.waiters.filter((w) => w !== check);
-        resolve(hit.trim());
+        // The guest's shell may have written its prompt on the same line before the marker: from the marker on.
+        const marker = hit.indexOf('VLT-GUEST:');
+        resolve((marker > 0 ? hit.slice(marker) : hit).trim());
       };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== check);
