@@ -141,16 +141,7 @@ async function main(): Promise<void> {
             ? await ours(ns)
             : side === 'peer'
               ? timed('bash', [script, ns])
-              : timed(process.execPath, [
-                  CLI,
-                  'masquerade',
-                  '--netns',
-                  ns,
-                  '--pod-iface',
-                  'eth0',
-                  '--ports',
-                  'tcp:80',
-                ]);
+              : timed(process.execPath, [CLI, 'masquerade', '--netns', ns, '--pod-iface', 'eth0', '--ports', 'tcp:80']);
         const rules = ruleCount(ns);
         if (expectedRules < 0) expectedRules = rules;
         if (rules !== expectedRules) throw new Error(`${side} left ${rules} rules, expected ${expectedRules}`);
