@@ -36,6 +36,8 @@ export interface PodSpec {
   grace: number;
   runRoot: string;
   layout: PodLayout;
+  /** The VMI file's stamp taken before it was read (watch.ts: the baseline of --watch). */
+  vmiFileStamp?: string;
 }
 
 /**

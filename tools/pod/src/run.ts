@@ -25,7 +25,7 @@ import {
 } from './run-phases.js';
 import { runMigration } from './run-migrate.js';
 import { RunState } from './run-state.js';
-import { watchVmiFile } from './watch.js';
+import { vmiFileStamp as fileStampOf, watchVmiFile } from './watch.js';
 import { reportGuestAgent } from './guest-agent-report.js';
 
 export interface RunOutcome {
@@ -47,6 +47,8 @@ function readVmi(file: string): VirtualMachineInstance {
 
 /** Reads the VMI and makes the pod's run root (removed at the end unless --keep). */
 async function podSpec(s: RunState): Promise<PodSpec> {
+  // Stamped before the read: an edit made after it is one --watch applies (watch.ts).
+  const vmiFileStamp = s.args.vmiFile === '-' ? undefined : fileStampOf(s.args.vmiFile);
   const vmi = await s.phase('read VMI', async () => readVmi(s.args.vmiFile));
   const { name, namespace, uid } = vmi.metadata as { name: string; namespace: string; uid: string };
   const runRoot = fs.mkdtempSync(path.join(os.tmpdir(), `virt-pod-${name}-`));
@@ -55,7 +57,7 @@ async function podSpec(s: RunState): Promise<PodSpec> {
   );
   s.print(`pod ${namespace}/${name} uid ${uid}, run-root ${runRoot}`);
   const grace = vmi.spec?.terminationGracePeriodSeconds ?? 30;
-  return { vmi, name, namespace, uid, grace, runRoot, layout: podLayout(runRoot) };
+  return { vmi, name, namespace, uid, grace, runRoot, layout: podLayout(runRoot), vmiFileStamp };
 }
 
 async function chooseHypervisor(s: RunState, spec: PodSpec): Promise<HypervisorDecision> {

@@ -92,4 +92,49 @@ describe('virt-pod run --watch', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
+
+  it('an edit written while the guest still boots is applied once the watch starts', async () => {
+    // The gap between the first read of the file and the watch's start (boot, lease, masquerade checks) used to
+    // become the baseline: a change written in it was never applied.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-pod-watch-early-'));
+    try {
+      const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
+      const vmiFile = path.join(dir, 'vmi.json');
+      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      const disk = path.join(dir, 'hp.img');
+      fs.writeFileSync(disk, '');
+      fs.truncateSync(disk, 8 * 1024 * 1024);
+      const pod = startPod([
+        path.join(repo, 'tools/pod/dist/cli.js'),
+        'run',
+        vmiFile,
+        '--container-disk',
+        `rootdisk=${guestDir}/containerdisk.img`,
+        '--kernel-boot-dir',
+        guestDir,
+        '--hypervisor',
+        'emulation',
+        '--console',
+        '--watch',
+        '--volume',
+        `hp=${disk}`,
+      ]);
+      // Before the lease: the watch has not started yet.
+      await pod.waitFor(/Domain started\./);
+      expect(pod.output()).not.toMatch(/watch: applying changes of /);
+      const devices = vmi.spec!.domain.devices;
+      devices.disks = [...(devices.disks ?? []), { name: 'hp', disk: { bus: 'virtio' } }];
+      vmi.spec!.volumes = [
+        ...(vmi.spec!.volumes ?? []),
+        { name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } },
+      ];
+      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      await pod.waitFor(/VLT-GUEST: disk vd[a-z] added 8388608/);
+      expect(pod.output()).toMatch(/watch: SyncVirtualMachine ok/);
+      interruptLikeTerminal(pod);
+      await pod.exited;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 600_000);
 });

@@ -62,16 +62,23 @@ async function applyChange(
   return next;
 }
 
-/** Starts watching; the watcher stops with the pod (cleanup stack). Changes are applied one at a time. */
+/** What tells one version of the VMI file from another (its modification time, size and inode). */
+export function vmiFileStamp(file: string): string {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.mtimeMs}/${st.size}/${st.ino}` : 'gone';
+}
+
+/**
+ * Starts watching; the watcher stops with the pod (cleanup stack). Changes are applied one at a time. The baseline
+ * is the stamp taken before the VMI was first read (`spec.vmiFileStamp`): an edit made at any time after that read,
+ * while the guest was still booting too, is applied, never taken for the baseline.
+ */
 export function watchVmiFile(s: RunState, spec: PodSpec, net: PodNetwork): void {
   let current = spec.vmi;
   let queue = Promise.resolve();
-  // The baseline is taken now, before the line below tells anyone the watch is on: fs.watchFile takes its own
-  // first stat later, so a change written right after that line could become its baseline and never be seen.
-  const stamp = (st: fs.Stats | undefined) => (st ? `${st.mtimeMs}/${st.size}/${st.ino}` : 'gone');
-  let last = stamp(fs.statSync(s.args.vmiFile, { throwIfNoEntry: false }));
+  let last = spec.vmiFileStamp ?? vmiFileStamp(s.args.vmiFile);
   const poll = setInterval(() => {
-    const now = stamp(fs.statSync(s.args.vmiFile, { throwIfNoEntry: false }));
+    const now = vmiFileStamp(s.args.vmiFile);
     if (now === last) return;
     last = now;
     queue = queue.then(async () => {
