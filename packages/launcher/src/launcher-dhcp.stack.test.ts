@@ -13,7 +13,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectLauncher } from './cmd-client.js';
 import { NotifyStandIn, request } from './testing/handler-standin.js';
-import { killGuests, killTree, startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { startLauncherInPrivateRoot } from './testing/launcher-process.js';
+import { stopLauncherRun } from './testing/launcher-run.js';
 import type { LauncherProcess } from './testing/launcher-process.js';
 import { demoGuestVmi, haveDemoGuest, stageDemoGuest } from './testing/demo-guest.js';
 
@@ -28,6 +29,24 @@ function vmi(uid: string): Buffer {
     networks: [{ name: 'default', pod: {} }],
     terminationGracePeriodSeconds: 5,
   });
+}
+
+/**
+ * A launcher of the VMI `name`/`uid` in its own private root, inside the network namespace `netns` (as the pod's
+ * processes are), reporting to `notify`; resolves once it is ready. TCG on any host: no /dev/kvm in the root.
+ */
+async function readyLauncherIn(netns: string, name: string, uid: string, notify: NotifyStandIn) {
+  const root = await mkdtemp('/tmp/vlt-launcher-root-');
+  await stageDemoGuest(root, { containerDisk: false });
+  await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
+  const launcher = startLauncherInPrivateRoot(
+    root,
+    'none',
+    ['--name', name, '--namespace', 'default', '--uid', uid, '--allow-emulation'],
+    ['ip', 'netns', 'exec', netns],
+  );
+  await launcher.waitForLog('Marked as ready', 90_000);
+  return { root, launcher };
 }
 
 function readConsole(path: string, until: RegExp, timeoutMs = 120_000): Promise<string> {
@@ -81,26 +100,13 @@ describe.skipIf(!haveDemoGuest)('virt-launcher DHCP for a masquerade NIC', () =>
   });
 
   afterAll(async () => {
-    if (launcher) await killTree(launcher);
-    if (root) await killGuests(root);
-    notify.close();
+    await stopLauncherRun({ launcher, notify, root });
     execFileSync('ip', ['netns', 'del', ns]);
     await rm(`/etc/netns/${ns}`, { recursive: true, force: true });
-    if (root) await rm(root, { recursive: true, force: true });
   }, 30_000);
 
   it('serves the guest its lease on k6t-eth0 and marks dhcp_started', async () => {
-    root = await mkdtemp('/tmp/vlt-launcher-root-');
-    await stageDemoGuest(root, { containerDisk: false });
-    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
-    // TCG on any host: no /dev/kvm in the private root, emulation allowed.
-    launcher = startLauncherInPrivateRoot(
-      root,
-      'none',
-      ['--name', 'netguest', '--namespace', 'default', '--uid', 'u-net', '--allow-emulation'],
-      ['ip', 'netns', 'exec', ns],
-    );
-    await launcher.waitForLog('Marked as ready', 90_000);
+    ({ root, launcher } = await readyLauncherIn(ns, 'netguest', 'u-net', notify));
     const client = await connectLauncher(launcher.readySocket);
     const res = await client.call('syncVirtualMachine', request(vmi('u-net')), 60_000);
     expect(res).toEqual({ success: true, message: '' });
@@ -139,24 +145,12 @@ describe('virt-launcher with a broken vif-cache for a bridge NIC', () => {
   });
 
   afterAll(async () => {
-    if (launcher) await killTree(launcher);
-    if (root) await killGuests(root);
-    notify.close();
+    await stopLauncherRun({ launcher, notify, root });
     execFileSync('ip', ['netns', 'del', bns]);
-    if (root) await rm(root, { recursive: true, force: true });
   }, 30_000);
 
   it('answers success:false naming the file and the field, starts nothing, and keeps serving', async () => {
-    root = await mkdtemp('/tmp/vlt-launcher-root-');
-    await stageDemoGuest(root, { containerDisk: false });
-    await notify.listen(join(root, 'run/kubevirt/domain-notify-pipe.sock'));
-    launcher = startLauncherInPrivateRoot(
-      root,
-      'none',
-      ['--name', 'bridged', '--namespace', 'default', '--uid', 'u-br', '--allow-emulation'],
-      ['ip', 'netns', 'exec', bns],
-    );
-    await launcher.waitForLog('Marked as ready', 90_000);
+    ({ root, launcher } = await readyLauncherIn(bns, 'bridged', 'u-br', notify));
     const client = await connectLauncher(launcher.readySocket);
     const vmiJson = demoGuestVmi('u-br', {
       name: 'bridged',

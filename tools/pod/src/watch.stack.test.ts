@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseVmi } from '@virt-launcher/converter';
 import {
   buildDemoGuest,
-  guestDir,
+  demoArgs,
   interruptLikeTerminal,
   leftovers,
   repo,
@@ -21,44 +21,48 @@ import {
 
 beforeAll(() => buildDemoGuest());
 
+/** The demo VMI as a file in `dir`, and the 8 MiB file behind the hotpluggable PVC `hp`. */
+function watchedVmi(dir: string) {
+  const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
+  const vmiFile = path.join(dir, 'vmi.json');
+  fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+  const disk = path.join(dir, 'hp.img');
+  fs.writeFileSync(disk, '');
+  fs.truncateSync(disk, 8 * 1024 * 1024);
+  return { vmi, vmiFile, disk };
+}
+
+/** virt-pod on that file with --watch, the PVC's file given as `hp`, under emulation (no /dev/kvm in the pod). */
+function startWatchingPod(vmiFile: string, disk: string) {
+  const args = demoArgs(['--hypervisor', 'emulation', '--console', '--watch', '--volume', `hp=${disk}`]);
+  args[2] = vmiFile;
+  return startPod(args);
+}
+
+/** The edit a user makes: the PVC `hp` as a hotpluggable volume with its virtio disk. */
+function addHotplugDisk(vmi: ReturnType<typeof parseVmi>, vmiFile: string): void {
+  const devices = vmi.spec!.domain.devices;
+  devices.disks = [...(devices.disks ?? []), { name: 'hp', disk: { bus: 'virtio' } }];
+  vmi.spec!.volumes = [
+    ...(vmi.spec!.volumes ?? []),
+    { name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } },
+  ];
+  fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+}
+
 describe('virt-pod run --watch', () => {
   it('a hotpluggable volume added to the VMI file is attached to the running guest; an unplugged pod NIC is refused', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-pod-watch-'));
     try {
-      const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
-      const vmiFile = path.join(dir, 'vmi.json');
-      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
-      const disk = path.join(dir, 'hp.img');
-      fs.writeFileSync(disk, '');
-      fs.truncateSync(disk, 8 * 1024 * 1024);
+      const { vmi, vmiFile, disk } = watchedVmi(dir);
       const before = snapshot();
-      const pod = startPod([
-        path.join(repo, 'tools/pod/dist/cli.js'),
-        'run',
-        vmiFile,
-        '--container-disk',
-        `rootdisk=${guestDir}/containerdisk.img`,
-        '--kernel-boot-dir',
-        guestDir,
-        '--hypervisor',
-        'emulation',
-        '--console',
-        '--watch',
-        '--volume',
-        `hp=${disk}`,
-      ]);
+      const pod = startWatchingPod(vmiFile, disk);
       await pod.waitFor(/watch: applying changes of /);
       const socket = /launcher socket: (\S+)/.exec(pod.output())?.[1] ?? '';
       expect(path.isAbsolute(socket), pod.output()).toBe(true);
       expect(fs.statSync(socket).isSocket()).toBe(true);
 
-      const devices = vmi.spec!.domain.devices;
-      devices.disks = [...(devices.disks ?? []), { name: 'hp', disk: { bus: 'virtio' } }];
-      vmi.spec!.volumes = [
-        ...(vmi.spec!.volumes ?? []),
-        { name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } },
-      ];
-      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      addHotplugDisk(vmi, vmiFile);
       await pod.waitFor(/VLT-GUEST: disk vd[a-z] added \d+/);
       const out = pod.output();
       expect(out).toMatch(/watch: SyncVirtualMachine ok/);
@@ -98,37 +102,12 @@ describe('virt-pod run --watch', () => {
     // become the baseline: a change written in it was never applied.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vlt-pod-watch-early-'));
     try {
-      const vmi = parseVmi(fs.readFileSync(path.join(repo, 'examples/vmi-demo.yaml'), 'utf8'));
-      const vmiFile = path.join(dir, 'vmi.json');
-      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
-      const disk = path.join(dir, 'hp.img');
-      fs.writeFileSync(disk, '');
-      fs.truncateSync(disk, 8 * 1024 * 1024);
-      const pod = startPod([
-        path.join(repo, 'tools/pod/dist/cli.js'),
-        'run',
-        vmiFile,
-        '--container-disk',
-        `rootdisk=${guestDir}/containerdisk.img`,
-        '--kernel-boot-dir',
-        guestDir,
-        '--hypervisor',
-        'emulation',
-        '--console',
-        '--watch',
-        '--volume',
-        `hp=${disk}`,
-      ]);
+      const { vmi, vmiFile, disk } = watchedVmi(dir);
+      const pod = startWatchingPod(vmiFile, disk);
       // Before the lease: the watch has not started yet.
       await pod.waitFor(/Domain started\./);
       expect(pod.output()).not.toMatch(/watch: applying changes of /);
-      const devices = vmi.spec!.domain.devices;
-      devices.disks = [...(devices.disks ?? []), { name: 'hp', disk: { bus: 'virtio' } }];
-      vmi.spec!.volumes = [
-        ...(vmi.spec!.volumes ?? []),
-        { name: 'hp', persistentVolumeClaim: { claimName: 'hp-claim', hotpluggable: true } },
-      ];
-      fs.writeFileSync(vmiFile, JSON.stringify(vmi));
+      addHotplugDisk(vmi, vmiFile);
       await pod.waitFor(/VLT-GUEST: disk vd[a-z] added 8388608/);
       expect(pod.output()).toMatch(/watch: SyncVirtualMachine ok/);
       interruptLikeTerminal(pod);
