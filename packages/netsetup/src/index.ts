@@ -1,7 +1,7 @@
 // The face of @virt-launcher/netsetup: everything other packages may use is exported here.
 export { planMasquerade, MAX_QUEUES } from './plan.js';
 export { masqueradeRequestFor, istioInjected, ISTIO_INJECT_ANNOTATION } from './vmi-request.js';
-export type { VmiLike, VmiInterfaceLike, VmiNetworkLike, VmiDhcpOptions, NodeSideChoices } from './vmi-request.js';
+export type { VmiLike, VmiInterfaceLike, VmiNetworkLike, NodeSideChoices } from './vmi-request.js';
 export { applyPlan } from './apply.js';
 export type { ApplyReport } from './apply.js';
 export { teardown } from './teardown.js';
@@ -25,13 +25,11 @@ export {
 export { lockNetns, withNetnsLock, netnsLockPath } from './netns-lock.js';
 export type { NetnsLockOptions } from './netns-lock.js';
 export { LinkConflictError } from './links.js';
-// DhcpOptions.privateOptions uses @virt-launcher/contracts' DhcpPrivateOption (import it from there);
 export {
   PodInterfaceFacts,
   MasqueradeRequest,
   MasqueradePlan,
   PortSpec,
-  DhcpOptions,
   BridgePlan,
   TapPlan,
   Sysctl,

@@ -5,22 +5,10 @@
 import { isGlobalUnicast } from '@virt-launcher/shared';
 import { InvalidRequestError } from './errors.js';
 import { portRangeSpec, validatePorts } from './ports.js';
-import type {
-  DhcpOptions,
-  MasqueradeRequest,
-  PodInterfaceFacts,
-  PortSpec,
-} from './gen/virtlauncher/netsetup/v1/netsetup.js';
+import type { MasqueradeRequest, PodInterfaceFacts, PortSpec } from './gen/virtlauncher/netsetup/v1/netsetup.js';
 
 /** The VMI annotation that asks for an istio sidecar; KubeVirt compares its value case-insensitively to "true". */
 export const ISTIO_INJECT_ANNOTATION = 'sidecar.istio.io/inject';
-
-export interface VmiDhcpOptions {
-  bootFileName?: string;
-  tftpServerName?: string;
-  ntpServers?: string[];
-  privateOptions?: Array<{ option: number; value: string }>;
-}
 
 export interface VmiInterfaceLike {
   name: string;
@@ -28,7 +16,6 @@ export interface VmiInterfaceLike {
   ports?: Array<{ name?: string; protocol?: string; port: number }>;
   /** KubeVirt's PortRangesSpec: TCP or UDP, start..end inclusive. */
   portRanges?: Array<{ protocol: string; start: number; end: number }>;
-  dhcpOptions?: VmiDhcpOptions;
 }
 
 export interface VmiNetworkLike {
@@ -56,17 +43,6 @@ export interface NodeSideChoices {
 
 export function istioInjected(vmi: VmiLike): boolean {
   return (vmi.metadata?.annotations?.[ISTIO_INJECT_ANNOTATION] ?? '').toLowerCase() === 'true';
-}
-
-export function dhcpOptionsOf(o: VmiDhcpOptions | undefined): DhcpOptions | undefined {
-  if (!o) return undefined;
-  return {
-    bootfileName: o.bootFileName ?? '',
-    tftpServerName: o.tftpServerName ?? '',
-    ntpServers: o.ntpServers ?? [],
-    // A private option's value is the string's bytes, as KubeVirt puts it on the wire.
-    privateOptions: (o.privateOptions ?? []).map((p) => ({ code: p.option, value: Buffer.from(p.value, 'utf8') })),
-  };
 }
 
 /** The declared ports, then the port ranges: the order KubeVirt writes their rules in. */

@@ -6,7 +6,6 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { DhcpPrivateOption } from "@virt-launcher/contracts";
 
 export const protobufPackage = "virtlauncher.netsetup.v1";
 
@@ -49,14 +48,6 @@ export interface PortSpec {
   port: number;
   /** 0 for a single port; otherwise the last port of the range port..port_end. */
   portEnd: number;
-}
-
-/** spec.domain.devices.interfaces[].dhcpOptions of the VMI. */
-export interface DhcpOptions {
-  ntpServers: string[];
-  tftpServerName: string;
-  bootfileName: string;
-  privateOptions: DhcpPrivateOption[];
 }
 
 export interface MasqueradeRequest {
@@ -582,139 +573,6 @@ export const PortSpec: MessageFns<PortSpec> = {
     message.protocol = object.protocol ?? "";
     message.port = object.port ?? 0;
     message.portEnd = object.portEnd ?? 0;
-    return message;
-  },
-};
-
-function createBaseDhcpOptions(): DhcpOptions {
-  return { ntpServers: [], tftpServerName: "", bootfileName: "", privateOptions: [] };
-}
-
-export const DhcpOptions: MessageFns<DhcpOptions> = {
-  encode(message: DhcpOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    for (const v of message.ntpServers) {
-      writer.uint32(10).string(v!);
-    }
-    if (message.tftpServerName !== "") {
-      writer.uint32(18).string(message.tftpServerName);
-    }
-    if (message.bootfileName !== "") {
-      writer.uint32(26).string(message.bootfileName);
-    }
-    for (const v of message.privateOptions) {
-      DhcpPrivateOption.encode(v!, writer.uint32(34).fork()).join();
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DhcpOptions {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDhcpOptions();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.ntpServers.push(reader.string());
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.tftpServerName = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.bootfileName = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.privateOptions.push(DhcpPrivateOption.decode(reader, reader.uint32()));
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DhcpOptions {
-    return {
-      ntpServers: globalThis.Array.isArray(object?.ntpServers)
-        ? object.ntpServers.map((e: any) => globalThis.String(e))
-        : globalThis.Array.isArray(object?.ntp_servers)
-        ? object.ntp_servers.map((e: any) => globalThis.String(e))
-        : [],
-      tftpServerName: isSet(object.tftpServerName)
-        ? globalThis.String(object.tftpServerName)
-        : isSet(object.tftp_server_name)
-        ? globalThis.String(object.tftp_server_name)
-        : "",
-      bootfileName: isSet(object.bootfileName)
-        ? globalThis.String(object.bootfileName)
-        : isSet(object.bootfile_name)
-        ? globalThis.String(object.bootfile_name)
-        : "",
-      privateOptions: globalThis.Array.isArray(object?.privateOptions)
-        ? object.privateOptions.map((e: any) => DhcpPrivateOption.fromJSON(e))
-        : globalThis.Array.isArray(object?.private_options)
-        ? object.private_options.map((e: any) => DhcpPrivateOption.fromJSON(e))
-        : [],
-    };
-  },
-
-  toJSON(message: DhcpOptions): unknown {
-    const obj: any = {};
-    if (message.ntpServers?.length) {
-      obj.ntpServers = message.ntpServers;
-    }
-    if (message.tftpServerName !== "") {
-      obj.tftpServerName = message.tftpServerName;
-    }
-    if (message.bootfileName !== "") {
-      obj.bootfileName = message.bootfileName;
-    }
-    if (message.privateOptions?.length) {
-      obj.privateOptions = message.privateOptions.map((e) => DhcpPrivateOption.toJSON(e));
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<DhcpOptions>, I>>(base?: I): DhcpOptions {
-    return DhcpOptions.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<DhcpOptions>, I>>(object: I): DhcpOptions {
-    const message = createBaseDhcpOptions();
-    message.ntpServers = object.ntpServers?.map((e) => e) || [];
-    message.tftpServerName = object.tftpServerName ?? "";
-    message.bootfileName = object.bootfileName ?? "";
-    message.privateOptions = object.privateOptions?.map((e) => DhcpPrivateOption.fromPartial(e)) || [];
     return message;
   },
 };
