@@ -8,7 +8,7 @@ import { DEFAULT_LEASE_SECONDS, type DhcpServerConfig } from '@virt-launcher/con
 import { decodeVifCache, VIF_CACHE_MAX_BYTES, VifCacheError, type VifCacheDhcpConfig } from '@virt-launcher/shared';
 import type { PodLinkFacts } from './pod-link.js';
 import { readHead } from './read-head.js';
-import { longestDomain, withSubdomain, type PodDns } from './resolv-conf.js';
+import { dhcpV4Dns, type PodDns } from './resolv-conf.js';
 
 /** The node side left no usable DHCP cache for a bridge-bound NIC. Sync fails with the file and the field. */
 export class DhcpConfigCacheError extends Error {
@@ -75,7 +75,6 @@ export function bridgeDhcpConfig(i: BridgeDhcpInputs): DhcpServerConfig | undefi
     // Without a MAC the single-client server would answer nobody; Go writes one whenever there is an address.
     throw new DhcpConfigCacheError(i.podIface, i.path, 'has an IPv4 address but no MAC', 'MAC');
   }
-  const searchDomains = withSubdomain(i.dns.searchDomains, i.subdomain);
   return {
     v4: {
       interfaceName: i.bridge,
@@ -83,9 +82,7 @@ export function bridgeDhcpConfig(i: BridgeDhcpInputs): DhcpServerConfig | undefi
       clientMac: cache.mac,
       clientIpCidr: `${cache.ipv4.address}/${cache.ipv4.prefixLength}`,
       router: cache.gateway ?? '',
-      dnsServers: i.dns.ipv4Nameservers,
-      searchDomains,
-      domainName: longestDomain(searchDomains),
+      ...dhcpV4Dns(i.dns, i.subdomain),
       mtu: i.bridgedNic.mtu,
       hostname: i.hostname,
       routes: (cache.routes ?? []).map((r) => ({

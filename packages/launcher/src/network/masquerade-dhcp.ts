@@ -8,7 +8,7 @@ import { DEFAULT_LEASE_SECONDS, type DhcpServerConfig } from '@virt-launcher/con
 import { DEFAULT_VM_CIDR, VmCidrError, hostAt, parseVmCidr, type Family } from '@virt-launcher/shared';
 import { InvalidRequestError } from '../errors.js';
 import { hasGlobalIpv4, hasGlobalIpv6, type PodLinkFacts } from './pod-link.js';
-import { longestDomain, withSubdomain, type PodDns } from './resolv-conf.js';
+import { dhcpV4Dns, type PodDns } from './resolv-conf.js';
 
 export interface MasqueradeDhcpInputs {
   /** The VMI interface's name (for error messages). */
@@ -53,7 +53,6 @@ export function masqueradeDhcpConfig(i: MasqueradeDhcpInputs): DhcpServerConfig 
       `pod interface ${i.pod.name} of interface ${i.iface} has no global IPv4 or IPv6 address: nothing to masquerade`,
     );
   }
-  const searchDomains = withSubdomain(i.dns.searchDomains, i.subdomain);
   return {
     v4: v4 && {
       interfaceName: i.bridge.name,
@@ -62,9 +61,7 @@ export function masqueradeDhcpConfig(i: MasqueradeDhcpInputs): DhcpServerConfig 
       clientMac: '',
       clientIpCidr: `${v4.guest}/${v4.prefix}`,
       router: v4.gateway,
-      dnsServers: i.dns.ipv4Nameservers,
-      searchDomains,
-      domainName: longestDomain(searchDomains),
+      ...dhcpV4Dns(i.dns, i.subdomain),
       mtu: i.pod.mtu,
       hostname: i.hostname,
       routes: [],

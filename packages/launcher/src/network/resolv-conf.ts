@@ -75,3 +75,9 @@ export function withSubdomain(searchDomains: readonly string[], subdomain: strin
   if (serviceDomain === '' || serviceDomain.startsWith(`${subdomain}.`)) return [...searchDomains];
   return [`${subdomain}.${serviceDomain}`, ...searchDomains];
 }
+
+/** The DNS part of a DHCPv4 lease (options 6, 119, 15), the same for both bindings (KubeVirt's StartDHCP). */
+export function dhcpV4Dns(dns: PodDns, subdomain: string) {
+  const searchDomains = withSubdomain(dns.searchDomains, subdomain);
+  return { dnsServers: dns.ipv4Nameservers, searchDomains, domainName: longestDomain(searchDomains) };
+}
