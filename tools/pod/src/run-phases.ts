@@ -11,6 +11,7 @@ import {
   MasqueradeRequest,
   masqueradeRequestFor,
   planMasquerade,
+  type MasqueradePlan,
   type VmiLike,
 } from '@virt-launcher/netsetup';
 import { handlerSyncRequest, masqueradeInterface } from './handler-options.js';
@@ -52,7 +53,7 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
     const facts = await discoverPodInterface(net.podNs, net.podIface);
     // virt-handler makes the tap of a non-root pod owned by its user: QEMU (uid 107) opens it.
     const owner = s.args.nonRoot ? { tapUid: POD_UID, tapGid: POD_UID } : { tapUid: 0, tapGid: 0 };
-    // A masquerade NIC on the pod network: what the VMI asks for (CIDRs, ports, dhcpOptions, istio, IPv6 when
+    // A masquerade NIC on the pod network: what the VMI asks for (CIDRs, ports, istio, IPv6 when
     // the pod has it), decided as virt-handler does.
     const onPod = masq && vmi.spec?.networks?.some((n) => n.name === masq.name && n.pod);
     const request = onPod
@@ -63,9 +64,14 @@ export async function setUpMasquerade(s: RunState, spec: PodSpec, net: PodNetwor
     return p;
   });
   s.print(
-    `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${[plan.ipv4, plan.ipv6].flatMap((g) => (g ? [`${g.guestIp}/${g.prefixLength}`] : [])).join(' ')}`,
+    `  bridge ${plan.bridge?.name} ${plan.bridge?.addresses.join(' ')}, tap ${plan.tap?.name}, guest ${guestAddresses(plan)}`,
   );
   return plan;
+}
+
+/** The guest's address of each family the plan sets up, as `ip/prefix`. */
+function guestAddresses(plan: MasqueradePlan): string {
+  return [plan.ipv4, plan.ipv6].flatMap((g) => (g ? [`${g.guestIp}/${g.prefixLength}`] : [])).join(' ');
 }
 
 /** kubelet's part: the pod's volumes (its directories and the container disks). */
