@@ -24,6 +24,6 @@ describe('virt-pod run examples/vmi-demo.yaml --until-lease --hypervisor emulati
     expect(out).toMatch(/Domain started\./);
     expect(out).toMatch(/pod exited with 0/);
     // Nothing the runner made is left: namespaces, /etc/netns entries, run-root, processes.
-    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+    expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
   });
 });

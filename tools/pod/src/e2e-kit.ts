@@ -94,11 +94,14 @@ export function snapshot(): Snapshot {
   return { namespaces: new Set(ourNamespaces()), etcNetns: new Set(etcNetnsEntries()) };
 }
 
-/** Everything of one run still present: namespaces and /etc/netns entries made since `before`, the run-root, and
- * processes whose mount table still holds the run-root (the pod's daemons, QEMU, the launcher). */
-export function leftovers(before: Snapshot, runRoot: string | undefined) {
-  const namespaces = ourNamespaces().filter((n) => !before.namespaces.has(n));
-  const etcNetns = etcNetnsEntries().filter((n) => !before.etcNetns.has(n));
+/** Everything of one run still present: namespaces and /etc/netns entries made since `before` (those the run's
+ * `output` names, when given), the run-root, and processes whose mount table still holds the run-root (the pod's
+ * daemons, QEMU, the launcher). */
+export function leftovers(before: Snapshot, runRoot: string | undefined, output?: string) {
+  // With the run's output, only the namespaces it names as its own count: other pods may run beside it.
+  const named = (n: string) => output?.includes(n) ?? true;
+  const namespaces = ourNamespaces().filter((n) => !before.namespaces.has(n) && named(n));
+  const etcNetns = etcNetnsEntries().filter((n) => !before.etcNetns.has(n) && named(n));
   const processes: string[] = [];
   if (runRoot) {
     for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {

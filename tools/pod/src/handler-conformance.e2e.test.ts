@@ -78,7 +78,7 @@ async function runToSucceeded(
   expect(out).toMatch(/domain event MODIFIED: Shutoff \(Shutdown\)/);
   expect(out).toMatch(/VMI phase: Succeeded/);
   expect(out).toMatch(/pod exited with 0/);
-  expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+  expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
   return out;
 }
 

@@ -20,7 +20,7 @@ describe('virt-pod --hypervisor with a /dev/kvm that is present but unusable', (
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^KVM present but unusable \(.*kvm.*\): using emulation$/i);
     expect(out).toMatch(/guest lease: ip=10\.0\.2\.2 /);
-    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+    expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
   });
 
   it('kvm: fails before making the pod, exit 1 with the reason, nothing left behind', async () => {
@@ -31,6 +31,6 @@ describe('virt-pod --hypervisor with a /dev/kvm that is present but unusable', (
     expect(status, out).toBe(1);
     expect(out).toMatch(/virt-pod: --hypervisor kvm: KVM present but unusable \(.*kvm.*\)\n/i);
     expect(out).not.toMatch(/pod network/);
-    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+    expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
   });
 });

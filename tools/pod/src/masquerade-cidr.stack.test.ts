@@ -45,6 +45,6 @@ describe('virt-pod run with vmNetworkCIDR 10.11.12.0/24 --until-lease --hypervis
     expect(out).toMatch(/guest lease: ip=10\.11\.12\.2 router=10\.11\.12\.1 /);
     expect(out).toMatch(/node received "hello-from-guest" from 192\.0\.2\.10 /);
     expect(out).toMatch(/node → pod:80 reached the guest's web server: "hello from demo"/);
-    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
+    expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
   }, 420_000);
 });

@@ -53,6 +53,7 @@ export async function startTargetPod(
       t.args.podIpFamily,
     ),
   );
+  t.print(`  network namespaces ${net.podNs} ${net.nodeNs}`);
   // The same netsetup as the source: the guest keeps its MAC and address, and its lease stays valid here.
   await setUpMasquerade(t, spec, net);
   await preparePodFiles(t, spec);

@@ -41,8 +41,8 @@ describe('virt-pod run --migrate (two pods, one machine)', () => {
     expect(Number(up![2])).toBeGreaterThanOrEqual(Number(up![1]));
     // Same address and MAC through the same netsetup: the node reaches the guest's web server via the target pod.
     expect(out).toMatch(/node → target pod:80 reached the guest's web server: "hello from demo"/);
-    expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
-    expect(leftovers(before, targetRunRootOf(out))).toEqual(nothingLeft);
+    expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
+    expect(leftovers(before, targetRunRootOf(out), out)).toEqual(nothingLeft);
   });
 
   it('aborts on a tiny completion timeout, and on Cancel; the guest runs on in the source pod', async () => {
@@ -68,8 +68,8 @@ describe('virt-pod run --migrate (two pods, one machine)', () => {
     expect(c, c).toMatch(/the guest runs on in the source pod \(uptime \d+ s\)/);
 
     for (const out of [t, c]) {
-      expect(leftovers(before, runRootOf(out))).toEqual(nothingLeft);
-      expect(leftovers(before, targetRunRootOf(out))).toEqual(nothingLeft);
+      expect(leftovers(before, runRootOf(out), out)).toEqual(nothingLeft);
+      expect(leftovers(before, targetRunRootOf(out), out)).toEqual(nothingLeft);
     }
   });
 });

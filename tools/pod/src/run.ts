@@ -72,7 +72,7 @@ async function chooseHypervisor(s: RunState, spec: PodSpec): Promise<HypervisorD
 
 async function podNetwork(s: RunState, spec: PodSpec): Promise<PodNetwork> {
   const id = randomBytes(3).toString('hex');
-  return s.phase('pod network (namespaces, veth to the node)', () =>
+  const net = await s.phase('pod network (namespaces, veth to the node)', () =>
     createPodNetwork(
       id,
       s.cleanup,
@@ -80,6 +80,8 @@ async function podNetwork(s: RunState, spec: PodSpec): Promise<PodNetwork> {
       s.args.podIpFamily,
     ),
   );
+  s.print(`  network namespaces ${net.podNs} ${net.nodeNs}`);
+  return net;
 }
 
 /** Ends the pod (cleanup stack, newest first) and reports its exit code with every phase's duration. */
